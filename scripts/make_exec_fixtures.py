@@ -279,6 +279,22 @@ CONFIGS = {
                        index_local_blocks=1, partial_rotary_factor=0.5,
                        layer_types=["full_attention", "minimax_m3_sparse", "minimax_m3_sparse"],
                        mlp_layer_types=["dense", "sparse", "sparse"], bos_token_id=1, eos_token_id=2),
+    # MiniMax-M3 with its vision tower: the same language model saved as its published wrapper
+    # stores it (experts one by one under block_sparse_moe., gate and up apart, the indexer's
+    # index_q_proj …), a tiny tower and both projectors beside it.
+    "minimax-m3-vl": dict(model_type="minimax_m3_vl", architectures=["MiniMaxM3SparseForConditionalGeneration"],
+                          text_config=dict(BASE, model_type="minimax_m3_vl_text", num_hidden_layers=3, head_dim=8,
+                                           intermediate_size=16, dense_intermediate_size=48,
+                                           shared_intermediate_size=24, num_local_experts=8, num_experts_per_tok=2,
+                                           routed_scaling_factor=2.0, swiglu_limit=1.0, index_n_heads=2,
+                                           index_head_dim=8, index_block_size=2, index_topk_blocks=2,
+                                           index_local_blocks=1, partial_rotary_factor=0.5,
+                                           layer_types=["full_attention", "minimax_m3_sparse", "minimax_m3_sparse"],
+                                           mlp_layer_types=["dense", "sparse", "sparse"], bos_token_id=1,
+                                           eos_token_id=2),
+                          vision_config=dict(hidden_size=16, intermediate_size=24, num_hidden_layers=1,
+                                             num_attention_heads=2),
+                          projector_hidden_size=24),
     # ZAYA: compressed convolutional attention (convolutions of 2 and 3 taps, biases), a sliding
     # layer between two full ones, the router MLP carrying its state through every layer, the
     # embeddings' and residual adds' shifts and scales, an untied head with a bias.
@@ -584,6 +600,47 @@ CONFIGS = {
                      vision_config=dict(hidden_size=16, intermediate_size=24, num_hidden_layers=1,
                                         num_attention_heads=2, pos_emb_height=4, pos_emb_width=4),
                      projection_hidden_size=16, tie_word_embeddings=False),
+    # Qwen3-Omni's thinker: Qwen3-MoE's layers (a dense first layer, then two routed of four,
+    # renormalized; M-RoPE sections as published) beside a tiny vision tower and audio encoder.
+    "qwen3_omni_moe_thinker": dict(model_type="qwen3_omni_moe_thinker",
+                                   architectures=["Qwen3OmniMoeThinkerForConditionalGeneration"],
+                                   text_config=dict(BASE, model_type="qwen3_omni_moe_text", num_hidden_layers=3,
+                                                    num_experts=4, num_experts_per_tok=2, moe_intermediate_size=24,
+                                                    mlp_only_layers=[0],
+                                                    rope_scaling={"rope_type": "default", "mrope_section": [2, 1, 1],
+                                                                  "interleaved": True}),
+                                   vision_config=dict(depth=1, hidden_size=16, intermediate_size=24, num_heads=2,
+                                                      num_position_embeddings=16, out_hidden_size=32, patch_size=16,
+                                                      spatial_merge_size=2, deepstack_visual_indexes=[0]),
+                                   audio_config=dict(d_model=16, encoder_layers=1, encoder_attention_heads=2,
+                                                     encoder_ffn_dim=24, num_mel_bins=16, downsample_hidden_size=8,
+                                                     output_dim=32)),
+    # HyperCLOVA X Vision v2: HyperCLOVA X's layers (its scaled logits) with the whole causal LM,
+    # head included, under model.language_model., untied, behind a tiny Qwen2.5-VL tower.
+    "hyperclovax_vision_v2": dict(model_type="hyperclovax_vision_v2",
+                                  architectures=["HyperCLOVAXVisionV2ForConditionalGeneration"],
+                                  text_config=dict(BASE, model_type="hyperclovax", logits_scaling=0.5),
+                                  vision_config=dict(model_type="qwen2_5_vl_vision", depth=1, hidden_size=16,
+                                                     intermediate_size=24, num_heads=2, out_hidden_size=24,
+                                                     fullatt_block_indexes=[0]),
+                                  tie_word_embeddings=False),
+    # Idefics2: Mistral's layers under model.text_model., the head beside them, behind SigLIP and
+    # the perceiver resampler.
+    "idefics2": dict(model_type="idefics2", architectures=["Idefics2ForConditionalGeneration"],
+                     text_config=dict(BASE, model_type="mistral"),
+                     vision_config=dict(hidden_size=16, intermediate_size=24, num_hidden_layers=1,
+                                        num_attention_heads=2, image_size=28, patch_size=14),
+                     perceiver_config=dict(resampler_n_latents=4, resampler_depth=1, resampler_n_heads=2,
+                                           resampler_head_dim=8, num_key_value_heads=1)),
+    # MiniCPM-V 4.6: Qwen3.5's linear and full attention layers under model.language_model.,
+    # behind a tiny SigLIP with its window merger.
+    "minicpmv4_6": dict(model_type="minicpmv4_6", architectures=["MiniCPMV4_6ForConditionalGeneration"],
+                        text_config=dict(BASE, model_type="qwen3_5_text", head_dim=8, linear_conv_kernel_dim=2,
+                                         linear_key_head_dim=8, linear_value_head_dim=8, linear_num_key_heads=2,
+                                         linear_num_value_heads=4, num_hidden_layers=2,
+                                         layer_types=["linear_attention", "full_attention"]),
+                        vision_config=dict(hidden_size=16, intermediate_size=24, num_hidden_layers=1,
+                                           num_attention_heads=2, image_size=28, patch_size=14)),
     # GIT: BERT's post-norm layer with learned positions and an embedding LayerNorm, a head with
     # a bias, beside a tiny image encoder (two frame embeddings) that text alone never reads.
     "git": dict(BASE, model_type="git", num_hidden_layers=2, hidden_act="gelu", layer_norm_eps=1e-5,

@@ -61,6 +61,17 @@ ARCHITECTURES = {
     "aya_vision": "AyaVisionForConditionalGeneration", "lighton_ocr": "LightOnOcrForConditionalGeneration",
     "llava_onevision1_5": "LlavaOnevision15ForConditionalGeneration",
     "kimi_k25": "Kimi_K25ForConditionalGeneration",
+    "minimax_m3_vl": "MiniMaxM3SparseForConditionalGeneration",
+    "qwen3_omni_moe_thinker": "Qwen3OmniMoeThinkerForConditionalGeneration",
+    "idefics2": "Idefics2ForConditionalGeneration",
+    "video_llama_3": "VideoLlama3ForConditionalGeneration",
+    "pp_chart2table": "GotOcr2ForConditionalGeneration",
+    "glmga": "Glm46VForConditionalGeneration",
+    "hyperclovax_vision_v2": "HyperCLOVAXVisionV2ForConditionalGeneration",
+    "deepseek_vl": "DeepseekVLForConditionalGeneration",
+    "minicpmv4_6": "MiniCPMV4_6ForConditionalGeneration", "minicpmv4_7": "MiniCPMV4_7ForConditionalGeneration",
+    "minicpm_ocr": "MiniCPMOcrForConditionalGeneration",
+    "aria": "AriaForConditionalGeneration",
 }
 
 
@@ -797,6 +808,143 @@ def unseen_kimi_k25(rng):
     return {"model_type": "kimi_k25", "architectures": ["Kimi_K25ForConditionalGeneration"],
             "text_config": text, "vision_config": vision, "projection_hidden_size": hidden,
             "tie_word_embeddings": rng.random() < 0.5}
+
+
+def unseen_minimax_m3_vl(rng):
+    """MiniMax-M3 with its vision tower around a small language model (unseen_minimax_m3's): a
+    tower of its own sizes, patches merged by 1 or 2, the projector's width its own, the head
+    tied by the wrapper's flag, the text config's, or neither."""
+    text = unseen_minimax_m3(rng)
+    tie = rng.choice([None, "wrapper", "text"])
+    text["tie_word_embeddings"] = tie == "text"
+    vision = {"model_type": "minimax_m3_vl_vision", "hidden_size": rng.choice([32, 64]),
+              "intermediate_size": rng.choice([48, 96]), "num_hidden_layers": rng.randint(1, 3),
+              "num_attention_heads": 4, "patch_size": 14, "temporal_patch_size": rng.choice([1, 2]),
+              "spatial_merge_size": rng.choice([1, 2])}
+    return {"model_type": "minimax_m3_vl", "architectures": ["MiniMaxM3SparseForConditionalGeneration"],
+            "text_config": text, "vision_config": vision, "projector_hidden_size": rng.choice([40, 80]),
+            "tie_word_embeddings": tie == "wrapper"}
+
+
+def unseen_qwen3_omni(rng):
+    """Qwen3-Omni's thinker around a small Qwen3-MoE-like language model (M-RoPE sections as
+    published, some layers dense, a head_dim given or hidden // heads), a vision tower with one or
+    two deep-stack mergers and an audio encoder of its own sizes, the head tied by the wrapper's
+    flag or not."""
+    text = unseen_moe(rng, "qwen3_moe")
+    text["model_type"] = "qwen3_omni_moe_text"
+    text.pop("sliding_window", None)
+    text.pop("use_sliding_window", None)
+    if rng.random() < 0.5 and text["hidden_size"] // text["num_attention_heads"] % 2 == 0:
+        text.pop("head_dim", None)  # hidden // heads, where RoPE can turn it
+    text["mlp_only_layers"] = rng.choice([[], [0]])
+    text["rope_scaling"] = {"rope_type": "default", "mrope_section": [2, 1, 1], "interleaved": True}
+    text["tie_word_embeddings"] = rng.random() < 0.5
+    out = text["hidden_size"]
+    vision = {"model_type": "qwen3_omni_moe_vision_encoder", "depth": rng.randint(1, 3), "hidden_size": 32,
+              "intermediate_size": rng.choice([48, 64]), "num_heads": 4, "num_position_embeddings": 16,
+              "out_hidden_size": out, "patch_size": 16, "spatial_merge_size": rng.choice([1, 2]),
+              "deepstack_visual_indexes": rng.choice([[0], [0, 1]])}
+    audio = {"model_type": "qwen3_omni_moe_audio_encoder", "d_model": 32, "encoder_layers": rng.randint(1, 2),
+             "encoder_attention_heads": 4, "encoder_ffn_dim": rng.choice([48, 64]),
+             "num_mel_bins": rng.choice([16, 20]), "downsample_hidden_size": rng.choice([8, 12]),
+             "output_dim": out}
+    return {"model_type": "qwen3_omni_moe_thinker", "architectures": ["Qwen3OmniMoeThinkerForConditionalGeneration"],
+            "text_config": text, "vision_config": vision, "audio_config": audio,
+            "tie_word_embeddings": rng.random() < 0.5}
+
+
+def unseen_idefics2(rng):
+    """Idefics2 around a small Mistral: a vision tower of its own sizes, a perceiver of its own
+    latents, depth and heads (its width the text model's, which the class sets), the head tied
+    or not."""
+    text = unseen_llama_like(rng, "mistral")
+    vision = {"model_type": "idefics2_vision", "hidden_size": rng.choice([32, 64]),
+              "intermediate_size": rng.choice([48, 96]), "num_hidden_layers": rng.randint(1, 3),
+              "num_attention_heads": 4, "image_size": 56, "patch_size": 14}
+    perceiver = {"model_type": "idefics2_perceiver", "resampler_n_latents": rng.choice([4, 8]),
+                 "resampler_depth": rng.randint(1, 2), "resampler_n_heads": 4, "resampler_head_dim": rng.choice([8, 16]),
+                 "num_key_value_heads": rng.choice([1, 2, 4])}
+    if rng.random() < 0.5:
+        perceiver["hidden_size"] = text["hidden_size"]
+    return {"model_type": "idefics2", "architectures": ["Idefics2ForConditionalGeneration"], "text_config": text,
+            "vision_config": vision, "perceiver_config": perceiver, "tie_word_embeddings": rng.random() < 0.5}
+
+
+def unseen_video_llama_3(rng):
+    """VideoLLaMA 3 around a small Qwen2: a vision tower of its own sizes and patch, the head tied
+    or not."""
+    vision = {"model_type": "video_llama_3_vision", "hidden_size": rng.choice([32, 64]),
+              "intermediate_size": rng.choice([48, 96]), "num_hidden_layers": rng.randint(1, 3),
+              "num_attention_heads": 4, "patch_size": rng.choice([14, 16])}
+    return {"model_type": "video_llama_3", "architectures": ["VideoLlama3ForConditionalGeneration"],
+            "text_config": unseen_llama_like(rng, "qwen2"), "vision_config": vision,
+            "tie_word_embeddings": rng.random() < 0.5}
+
+
+def unseen_pp_chart2table(rng):
+    """PP-Chart2Table: GOT-OCR 2's class under its own model types, the head tied or not."""
+    raw = unseen_got_ocr2(rng)
+    raw["vision_config"]["model_type"] = "pp_chart2table_vision"
+    return dict(raw, model_type="pp_chart2table", tie_word_embeddings=rng.random() < 0.5)
+
+
+def unseen_hyperclovax_vision_v2(rng):
+    """HyperCLOVA X Vision v2 around a small HyperCLOVA X: Qwen2.5-VL's tower of its own sizes,
+    the head tied or not."""
+    text = unseen_llama_like(rng, "llama")
+    text.update(model_type="hyperclovax", logits_scaling=rng.choice([1.0, 0.5]))
+    vision = {"model_type": "qwen2_5_vl_vision", "depth": rng.randint(1, 2), "hidden_size": 32,
+              "intermediate_size": rng.choice([40, 48]), "num_heads": 4, "out_hidden_size": rng.choice([24, 48]),
+              "patch_size": 14, "spatial_merge_size": rng.choice([1, 2]), "fullatt_block_indexes": [0]}
+    return {"model_type": "hyperclovax_vision_v2", "architectures": ["HyperCLOVAXVisionV2ForConditionalGeneration"],
+            "text_config": text, "vision_config": vision, "tie_word_embeddings": rng.random() < 0.5}
+
+
+def unseen_deepseek_vl(rng):
+    """DeepSeek-VL around a small Llama: SigLIP of its own sizes with or without its pooling
+    head, the head tied or not."""
+    vision = {"model_type": "siglip_vision_model", "hidden_size": 32, "intermediate_size": rng.choice([48, 64]),
+              "num_hidden_layers": rng.randint(1, 2), "num_attention_heads": 4, "image_size": 56, "patch_size": 14}
+    if rng.random() < 0.5:
+        vision["vision_use_head"] = False
+    return {"model_type": "deepseek_vl", "architectures": ["DeepseekVLForConditionalGeneration"],
+            "text_config": unseen_llama_like(rng, "llama"), "vision_config": vision,
+            "tie_word_embeddings": rng.random() < 0.5}
+
+
+def unseen_minicpmv(rng, model_type, prefix):
+    """MiniCPM-V (4.6, 4.7) or MiniCPM-OCR around a small Qwen3.5 (linear and full attention
+    layers): a tower of its own sizes and window, one or two merger MLPs, the head tied or not."""
+    layers = rng.randint(2, 4)
+    text = {"model_type": "qwen3_5_text", "hidden_size": 64, "intermediate_size": rng.choice([48, 96]),
+            "num_hidden_layers": layers, "num_attention_heads": 4, "num_key_value_heads": rng.choice([1, 2]),
+            "head_dim": 16, "linear_conv_kernel_dim": rng.choice([2, 4]), "linear_key_head_dim": 8,
+            "linear_value_head_dim": rng.choice([8, 16]), "linear_num_key_heads": 2, "linear_num_value_heads": 4,
+            "vocab_size": 97,
+            "layer_types": [rng.choice(["linear_attention", "full_attention"]) for _ in range(layers - 1)]
+            + ["full_attention"]}  # one full-attention layer at least, which the class needs to run
+    vision = {"model_type": f"{model_type}_vision", "hidden_size": 32, "intermediate_size": rng.choice([48, 64]),
+              "num_hidden_layers": rng.randint(1, 3), "num_attention_heads": 4, "image_size": 56, "patch_size": 14,
+              "window_kernel_size": rng.choice([[2, 2], [1, 2]])}
+    return {"model_type": model_type, "architectures": [f"{prefix}ForConditionalGeneration"], "text_config": text,
+            "vision_config": vision, "merger_times": rng.choice([1, 2]), "tie_word_embeddings": rng.random() < 0.5}
+
+
+def unseen_aria(rng):
+    """Aria around a small Aria MoE: Idefics3's SigLIP of its own sizes, a query table of its
+    own (the largest of the patch-to-query map's counts), the head tied by the wrapper's flag,
+    the language model's, or neither."""
+    text = {"model_type": "aria_text", "hidden_size": 64, "intermediate_size": rng.choice([32, 48]),
+            "num_hidden_layers": rng.randint(1, 3), "num_attention_heads": 4, "num_key_value_heads": rng.choice([1, 2, 4]),
+            "vocab_size": 97, "moe_num_experts": rng.choice([4, 8]), "moe_topk": 2,
+            "moe_num_shared_experts": rng.choice([1, 2]), "tie_word_embeddings": rng.random() < 0.3}
+    vision = {"model_type": "idefics3_vision", "hidden_size": 32, "intermediate_size": rng.choice([48, 64]),
+              "num_hidden_layers": rng.randint(1, 2), "num_attention_heads": 4, "image_size": 56, "patch_size": 14}
+    queries = {"16": rng.choice([4, 8]), "64": rng.choice([8, 12])}
+    return {"model_type": "aria", "architectures": ["AriaForConditionalGeneration"], "text_config": text,
+            "vision_config": vision, "projector_patch_to_query_dict": queries,
+            "tie_word_embeddings": rng.random() < 0.3}
 
 
 def unseen_glm46v(rng):
@@ -1617,6 +1765,18 @@ UNSEEN = {
     "lighton_ocr": unseen_lighton_ocr,
     "llava_onevision1_5": unseen_llava_onevision1_5,
     "kimi_k25": unseen_kimi_k25,
+    "minimax_m3_vl": unseen_minimax_m3_vl,
+    "qwen3_omni_moe_thinker": unseen_qwen3_omni,
+    "idefics2": unseen_idefics2,
+    "video_llama_3": unseen_video_llama_3,
+    "pp_chart2table": unseen_pp_chart2table,
+    "glmga": lambda rng: dict(unseen_glm46v(rng), model_type="glmga"),
+    "hyperclovax_vision_v2": unseen_hyperclovax_vision_v2,
+    "deepseek_vl": unseen_deepseek_vl,
+    "minicpmv4_6": lambda rng: unseen_minicpmv(rng, "minicpmv4_6", "MiniCPMV4_6"),
+    "minicpmv4_7": lambda rng: unseen_minicpmv(rng, "minicpmv4_7", "MiniCPMV4_7"),
+    "minicpm_ocr": lambda rng: unseen_minicpmv(rng, "minicpm_ocr", "MiniCPMOcr"),
+    "aria": unseen_aria,
 }
 
 
@@ -1635,7 +1795,9 @@ DEFAULT_TYPES = [
     "gemma4_unified_assistant", "blt", "param2moe", "minicpm5_moe", "ergo", "kolibri1_1", "llava", "mistral3", "llava_next", "smolvlm", "idefics3",
     "llava_onevision", "cohere2_vision", "internvl", "lfm2_vl", "qwen2_vl", "qwen2_5_vl", "qwen3_vl", "glm4v", "glm4v_moe", "qwen3_vl_moe", "llava_next_video",
     "vipllava", "glm46v", "video_llava", "lighton_ocr", "llava_onevision1_5",
-    "kimi_k25",
+    "kimi_k25", "minimax_m3_vl", "qwen3_omni_moe_thinker", "idefics2",
+    "video_llama_3", "pp_chart2table", "glmga", "hyperclovax_vision_v2",
+    "deepseek_vl", "minicpmv4_6", "minicpmv4_7", "minicpm_ocr", "aria",
 ]
 
 

@@ -236,11 +236,14 @@ const CANNOT_BUILD: [(&str, &str); 12] = [
 
 /// Defaults transformers builds but cannot run, refused: DeepseekV2Config has no top-k;
 /// Glm4MoeConfig's 96 heads of 4096 // 96 = 42 dims rotate 21 of them, an odd count.
-const CANNOT_RUN: [(&str, &str); 3] = [
+const CANNOT_RUN: [(&str, &str); 4] = [
     ("deepseek_v2", "num_experts_per_tok"),
     ("glm4_moe", "hidden_size"),
     // Glm4vMoeTextConfig's defaults are Glm4MoeConfig's.
     ("glm4v_moe", "text_config.hidden_size"),
+    // Qwen3OmniMoeTextConfig's 28 heads of 2048 // 28 = 73 dims: RoPE's tables are 74 wide and
+    // its forward fails on them.
+    ("qwen3_omni_moe_thinker", "text_config.hidden_size"),
 ];
 
 /// Every registry row's defaults as `save_pretrained` writes them (every field of the config

@@ -201,3 +201,23 @@ fn check_index(cfg: &Config, s: &Spec, i: BlockIndex) -> Result<()> {
     }
     Ok(())
 }
+
+/// MiniMax-M3's language model inside its wrapper, as the published checkpoint stores it: the
+/// experts one by one, the dense MLP's and the shared expert's gate and up apart, under the
+/// published names (transformers fuses and stacks them on load).
+pub fn published(
+    _: &Config,
+    cfg: &Config,
+    model_type: &str,
+    family: &str,
+    name: &str,
+) -> Result<Spec> {
+    let mut s = load(cfg, model_type, family, name)?;
+    s.mlp.fused_gate_up = false;
+    if let Some(m) = s.moe.as_mut() {
+        m.shared_fused = false;
+        m.storage = ExpertStorage::PerExpert;
+    }
+    s.layout = Layout::MiniMaxM3Published;
+    Ok(s)
+}

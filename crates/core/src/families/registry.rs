@@ -1201,6 +1201,58 @@ pub static FAMILIES: &[Family] = &[
             ],
         ))
     },
+    // Qwen3-Omni's language model (its thinker's): Qwen3-MoE's layers without windows, heads
+    // hidden // heads wide unless `head_dim` says, the experts one by one. Its M-RoPE sections
+    // (and their `interleaved` flag) turn text positions as plain RoPE does.
+    Family {
+        renames: &[("num_local_experts", "num_experts")],
+        ..inner(llama(
+            "qwen3_omni_moe_text",
+            "Qwen3-Omni-MoE",
+            LlamaLike {
+                mlp_bias: Bias::Never,
+                qk_norm: QkNorm::PerHead,
+                experts: Experts::Routed(Routed {
+                    count: ("num_experts", 128),
+                    top_k: 8,
+                    width: Some(("moe_intermediate_size", 768)),
+                    renormalize: Renormalize::Key(true),
+                    layers: MoeLayers::Qwen(&[]),
+                    zero_is_dense: true,
+                    shared: None,
+                    ..Routed::MIXTRAL
+                }),
+                ..LlamaLike::llama(Defaults {
+                    head_dim: HeadDim::Floor,
+                    ..d(
+                        3584,
+                        2048,
+                        18944,
+                        28,
+                        28,
+                        Some(4),
+                        None,
+                        32768,
+                        1e-6,
+                        1_000_000.0,
+                        false,
+                    )
+                })
+            },
+            None,
+            &[
+                TRAINING,
+                MROPE_SECTIONS,
+                &[
+                    "rope_parameters.interleaved",
+                    "rope_scaling.interleaved",
+                    "router_aux_loss_coef",
+                    "output_router_logits",
+                    "sliding_window",
+                ],
+            ],
+        ))
+    },
     // GLM-4.1V's language model: GLM-4's layers with biases on q, k and v always, all of each
     // head rotated by default, its heads hidden / heads wide.
     inner(llama(
@@ -3306,7 +3358,7 @@ pub static FAMILIES: &[Family] = &[
         ..wrapper("glm4v_moe", "GLM-4.5V", GLM4V_WRAPPER)
     },
     // GLM-4.6V: GLM-4.1V's wrapper around its language model and tower (`glm46v`), tied by its
-    // own flag.
+    // own flag. GLM's `glmga` is built by the same class.
     Family {
         text: Some("glm4v_text"),
         tie: Tie::Wrapper(false),
@@ -3317,6 +3369,7 @@ pub static FAMILIES: &[Family] = &[
             "model.visual.",
             towers::glm46v_vision,
         )],
+        aliases: &["glmga"],
         ..wrapper("glm46v", "GLM-4.6V", GLM4V_WRAPPER)
     },
     // Qwen3-VL-MoE: Qwen3-VL's wrapper and tower around its experts.
@@ -3330,6 +3383,65 @@ pub static FAMILIES: &[Family] = &[
             towers::qwen3_vl_moe_vision,
         )],
         ..wrapper("qwen3_vl_moe", "Qwen3-VL-MoE", QWEN_VL_WRAPPER)
+    },
+    // Qwen3-Omni's thinker (the part that reads text, images and audio and writes text): its
+    // language model under `model.` with the head beside it, tied by the wrapper's flag, the
+    // vision tower under `visual.` and the audio encoder under `audio_tower.`.
+    Family {
+        text: Some("qwen3_omni_moe_text"),
+        tie: Tie::Wrapper(false),
+        wrap: HfWrap::None,
+        parts: &[
+            tower("vision tower", "visual.", towers::qwen3_omni_vision),
+            tower("audio tower", "audio_tower.", towers::qwen3_omni_audio),
+        ],
+        ..wrapper(
+            "qwen3_omni_moe_thinker",
+            "Qwen3-Omni",
+            &[&[
+                "initializer_range",
+                "vision_config",
+                "audio_config",
+                "image_token_id",
+                "video_token_id",
+                "audio_token_id",
+                "audio_start_token_id",
+                "user_token_id",
+                "position_id_per_seconds",
+            ]],
+        )
+    },
+    // HyperCLOVA X Vision v2: a HyperCLOVA X language model under `model.language_model.`, its
+    // head there too (tied by the wrapper's flag), Qwen2.5-VL's vision tower and one projection.
+    Family {
+        text: Some("hyperclovax"),
+        tie: Tie::Wrapper(true),
+        wrap: HfWrap::Module {
+            module: "language_model",
+            head: true,
+        },
+        parts: &[
+            tower(
+                "vision tower",
+                "model.vision_model.",
+                towers::qwen2_5_vl_vision,
+            ),
+            tower(
+                "multimodal projector",
+                "model.vision_projector.",
+                towers::hyperclovax_vision_projector,
+            ),
+        ],
+        ..wrapper(
+            "hyperclovax_vision_v2",
+            "HyperCLOVA X Vision v2",
+            &[&[
+                "initializer_range",
+                "vision_config",
+                "image_token_id",
+                "video_token_id",
+            ]],
+        )
     },
     // Qwen3-VL as published: Qwen3.5's layout, tied by the wrapper's flag alone.
     Family {
@@ -3805,7 +3917,7 @@ pub static FAMILIES: &[Family] = &[
     ),
     // Aria (text): Llama whose every layer routes to 8 experts by a softmax over the top-2
     // logits, beside shared experts of the dense width; each layer's experts stacked in two
-    // [E, in, out] tensors.
+    // [E, in, out] tensors. Heads are hidden / heads wide unless `head_dim` says.
     Family {
         renames: &[("moe_topk", "num_experts_per_tok")],
         ..llama(
@@ -3825,17 +3937,7 @@ pub static FAMILIES: &[Family] = &[
                     ..Routed::MIXTRAL
                 }),
                 ..LlamaLike::llama(d(
-                    32000,
-                    4096,
-                    4096,
-                    32,
-                    32,
-                    None,
-                    Some(128),
-                    2048,
-                    1e-6,
-                    10_000.0,
-                    false,
+                    32000, 4096, 4096, 32, 32, None, None, 2048, 1e-6, 10_000.0, false,
                 ))
             },
             None,
@@ -4359,6 +4461,162 @@ pub static FAMILIES: &[Family] = &[
             ]],
         )
     },
+    // MiniMax-M3 with its vision tower: its language model under `language_model.` as
+    // published (experts one by one, `block_sparse_moe.` …; the head there too, tied by the
+    // wrapper's flag or the text config's), a CLIP-like encoder, a projector of each patch and
+    // an MLP merging spatial_merge_size² of them. Its class derives `merged_hidden_size` (text
+    // width × spatial_merge_size²) over any value saved.
+    Family {
+        text: Some("minimax_m3_vl_text"),
+        text_read: Some(minimax_m3::published),
+        tie: Tie::Either(false),
+        parts: &[
+            tower(
+                "vision tower",
+                "vision_tower.vision_model.",
+                towers::minimax_m3_vl_vision,
+            ),
+            tower(
+                "multimodal projector",
+                "multi_modal_projector.",
+                towers::minimax_m3_vl_projector,
+            ),
+            tower(
+                "patch merger",
+                "patch_merge_mlp.",
+                towers::minimax_m3_vl_merger,
+            ),
+        ],
+        ..wrapper(
+            "minimax_m3_vl",
+            "MiniMax-M3",
+            &[&[
+                "vision_config",
+                "initializer_range",
+                "image_token_index",
+                "image_token_id",
+                "video_token_index",
+                "video_token_id",
+                "merged_hidden_size",
+            ]],
+        )
+    },
+    // Idefics2: a Mistral language model under `model.text_model.` (the head beside it, tied by
+    // the wrapper's flag), SigLIP's vision encoder, and a connector that projects the image's
+    // features and resamples them into a fixed number of latents.
+    Family {
+        text: Some("mistral"),
+        tie: Tie::Wrapper(false),
+        wrap: HfWrap::Module {
+            module: "text_model",
+            head: false,
+        },
+        parts: &[
+            tower(
+                "vision encoder",
+                "model.vision_model.",
+                towers::idefics2_vision,
+            ),
+            tower("connector", "model.connector.", towers::idefics2_connector),
+        ],
+        ..wrapper(
+            "idefics2",
+            "Idefics2",
+            &[&[
+                "vision_config",
+                "perceiver_config",
+                "image_token_id",
+                "use_cache",
+                "initializer_range",
+            ]],
+        )
+    },
+    // VideoLLaMA 3: a Qwen2 language model under `model.language_model.` (the head beside it,
+    // tied by the wrapper's flag), SigLIP's encoder with RoPE in place of a position table, and
+    // a two-layer projector.
+    Family {
+        text: Some("qwen2"),
+        tie: Tie::Wrapper(false),
+        wrap: HfWrap::Nested,
+        parts: &[
+            tower(
+                "vision tower",
+                "model.vision_model.",
+                towers::video_llama_3_vision,
+            ),
+            tower(
+                "multimodal projector",
+                "model.projector.",
+                towers::video_llama_3_projector,
+            ),
+        ],
+        ..wrapper(
+            "video_llama_3",
+            "VideoLLaMA 3",
+            &[&[
+                "vision_config",
+                "image_token_id",
+                "video_token_id",
+                "initializer_range",
+            ]],
+        )
+    },
+    // DeepSeek-VL: a Llama language model under `model.language_model.` (the head beside it,
+    // tied by the wrapper's flag), SigLIP's encoder with its pooling head, and a two-layer
+    // aligner.
+    Family {
+        text: Some("llama"),
+        tie: Tie::Wrapper(true),
+        wrap: HfWrap::Nested,
+        parts: &[
+            tower(
+                "vision tower",
+                "model.vision_model.",
+                towers::deepseek_vl_vision,
+            ),
+            tower("aligner", "model.aligner.", towers::deepseek_vl_aligner),
+        ],
+        ..wrapper(
+            "deepseek_vl",
+            "DeepSeek-VL",
+            &[&["vision_config", "image_token_id", "initializer_range"]],
+        )
+    },
+    // MiniCPM-V 4.6 and 4.7 and MiniCPM-OCR: a Qwen3.5 language model under
+    // `model.language_model.` (the head beside it, tied by the wrapper's flag), SigLIP's encoder
+    // with a window merger inside it, and downsampling MLPs into the text width.
+    minicpmv_like("minicpmv4_6", "MiniCPM-V 4.6", false),
+    minicpmv_like("minicpmv4_7", "MiniCPM-V 4.7", false),
+    minicpmv_like("minicpm_ocr", "MiniCPM-OCR", true),
+    // Aria: its MoE language model under `language_model.` (the head there too, tied by the
+    // wrapper's flag alone), Idefics3's SigLIP encoder, and a projector whose learned queries
+    // cross-attend to the image's patches.
+    Family {
+        text: Some("aria_text"),
+        tie: Tie::Wrapper(false),
+        parts: &[
+            tower("vision tower", "vision_tower.", towers::aria_vision),
+            tower(
+                "multimodal projector",
+                "multi_modal_projector.",
+                towers::aria_projector,
+            ),
+        ],
+        ..wrapper(
+            "aria",
+            "Aria",
+            &[&[
+                "vision_config",
+                "initializer_range",
+                "image_token_index",
+                "image_token_id",
+                "vision_feature_layer",
+                "projector_patch_to_query_dict",
+                // Derived by the class from the map above, over any value saved.
+                "max_value_projector_patch_to_query_dict",
+            ]],
+        )
+    },
     // Idefics3 and SmolVLM: a Llama language model under `model.text_model.` (the head beside
     // it), SigLIP's vision encoder and a pixel-shuffle connector.
     idefics3_like("idefics3", "Idefics3"),
@@ -4438,9 +4696,11 @@ pub static FAMILIES: &[Family] = &[
             ]],
         )
     },
-    // GOT-OCR 2: a Qwen2 language model behind a SAM-style vision tower.
+    // GOT-OCR 2: a Qwen2 language model behind a SAM-style vision tower. PP-Chart2Table is
+    // built by its class from its own defaults (a smaller Qwen2).
     Family {
         text: Some("qwen2"),
+        aliases: &["pp_chart2table"],
         tie: Tie::Wrapper(true),
         parts: &[
             tower("vision tower", "vision_tower.", towers::got_ocr2_vision),
@@ -5480,6 +5740,46 @@ const fn idefics3_like(model_type: &'static str, name: &'static str) -> Family {
         ..wrapper(model_type, name, IDEFICS3_INERT)
     }
 }
+
+const fn minicpmv_like(model_type: &'static str, name: &'static str, tied: bool) -> Family {
+    Family {
+        text: Some("qwen3_5_text"),
+        tie: Tie::Wrapper(tied),
+        wrap: HfWrap::Nested,
+        parts: MINICPMV_PARTS,
+        ..wrapper(model_type, name, MINICPMV_INERT)
+    }
+}
+
+/// MiniCPM-V's parts besides its language model.
+const MINICPMV_PARTS: &[Part] = &[
+    tower(
+        "vision tower",
+        "model.vision_tower.",
+        towers::minicpmv_vision,
+    ),
+    tower("merger", "model.merger.", towers::minicpmv_merger),
+];
+
+/// MiniCPM-V's keys beside its language model and towers: token ids, the processor's image
+/// size and downsampling mode, and where the window merger runs (which changes no tensor).
+const MINICPMV_INERT: &[&[&str]] = &[&[
+    "vision_config",
+    "initializer_range",
+    "image_token_id",
+    "video_token_id",
+    "image_size",
+    "patch_size",
+    "downsample_mode",
+    "merge_kernel_size",
+    "insert_layer_id",
+    "drop_vision_last_layer",
+    "image_start_id",
+    "image_end_id",
+    "slice_start_id",
+    "slice_end_id",
+    "newline_id",
+]];
 
 /// Idefics3's and SmolVLM's parts besides their language model.
 const IDEFICS3_PARTS: &[Part] = &[

@@ -92,6 +92,7 @@ pub(super) fn of(layout: Layout) -> &'static Table {
         Layout::KimiLinear => &KIMI_LINEAR,
         Layout::MiniMaxM2 => &MINI_MAX_M2,
         Layout::MiniMaxM3 => &MINI_MAX_M3,
+        Layout::MiniMaxM3Published => &MINI_MAX_M3_PUBLISHED,
         Layout::Zaya => &ZAYA,
         Layout::MiniMax => &MINI_MAX,
         Layout::RecurrentGemma => &RECURRENT_GEMMA,
@@ -1451,6 +1452,20 @@ const MINI_MAX_M3: Table = Table {
     rows: &[
         row(ExpertGateUp, "model.layers.{b}.mlp.experts.gate_up_proj", "blk.{b}.ffn_gate_up_exps", [End::BiasOnly, End::Dot]),
         row(ExpertDown, "model.layers.{b}.mlp.experts.down_proj", "blk.{b}.ffn_down_exps", [End::BiasOnly, End::Dot]),
+    ],
+};
+
+const MINI_MAX_M3_PUBLISHED: Table = Table {
+    parent: Some(&MINI_MAX_M2),
+    rename: &[],
+    rows: &[
+        m(SharedGate, "model.layers.{b}.block_sparse_moe.shared_experts.gate_proj", "blk.{b}.ffn_gate_shexp"),
+        m(SharedUp, "model.layers.{b}.block_sparse_moe.shared_experts.up_proj", "blk.{b}.ffn_up_shexp"),
+        m(SharedDown, "model.layers.{b}.block_sparse_moe.shared_experts.down_proj", "blk.{b}.ffn_down_shexp"),
+        m(BlockIndexQ, "model.layers.{b}.self_attn.index_q_proj", "blk.{b}.indexer.attn_q"),
+        m(BlockIndexK, "model.layers.{b}.self_attn.index_k_proj", "blk.{b}.indexer.attn_k"),
+        m(BlockIndexQNorm, "model.layers.{b}.self_attn.index_q_norm", "blk.{b}.indexer.q_norm"),
+        m(BlockIndexKNorm, "model.layers.{b}.self_attn.index_k_norm", "blk.{b}.indexer.k_norm"),
     ],
 };
 

@@ -50,6 +50,11 @@ pub enum Layout {
     /// Llama's names with the lightning indexer's `self_attn.indexer.{q,k}_proj` and their
     /// norms, the experts stacked and the correction bias on the router (MiniMax-M3).
     MiniMaxM3,
+    /// MiniMax-M3's published names (its wrapper's checkpoint): MiniMax-M2's MoE under
+    /// `block_sparse_moe.` (the experts one by one as `w1`/`w2`/`w3`, the shared expert's
+    /// `gate_proj`, `up_proj`, `down_proj` apart), the indexer's `self_attn.index_{q,k}_proj`
+    /// and their norms.
+    MiniMaxM3Published,
     /// ZAYA: the attention's projections and convolutions under `self_attn.qkv_proj`, the
     /// router's MLP under `mlp.gate`, the residual adds' vectors under
     /// `post_attention_residual_scale` and `post_mlp_residual_scale`.

@@ -673,3 +673,182 @@ pub fn rice_vit(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
     qwen2_merger(&mut n, &v, d, out as u128, false)?;
     n.done(top, "vision_config")
 }
+
+/// Idefics2's vision tower: SigLIP's encoder without its pooling head.
+pub fn idefics2_vision(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
+    match idefics2(top)? {
+        Some(s) => s.siglip_named(false).done(top, "vision_config"),
+        None => Ok(None),
+    }
+}
+
+/// Idefics2's connector: a bias-free gated MLP from the tower's width through the text model's
+/// intermediate width into its width, then the perceiver resampler: learned latents (as wide
+/// as the text model; its class sets the perceiver's width so) attending to the image's
+/// features in layers of RMSNorms, a bias-free attention (`resampler_n_heads` of
+/// `resampler_head_dim`, `num_key_value_heads` K/V heads) and a gated MLP four times as wide,
+/// and a last RMSNorm.
+pub fn idefics2_connector(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
+    let Some(s) = idefics2(top)? else {
+        return Ok(None);
+    };
+    let text = top.detached("text_config")?;
+    let d = size(&text, "hidden_size", 4096)? as u128;
+    let inner = size(&text, "intermediate_size", 14336)? as u128;
+    // Its config class drops the sub-configs' model_type (remote code's configs name others).
+    let Some(p) = sub_config(top, "perceiver_config", &["idefics2_perceiver", "idefics2"])? else {
+        return Ok(None);
+    };
+    let latents = size(&p, "resampler_n_latents", 64)? as u128;
+    let heads = size(&p, "resampler_n_heads", 16)? as u128;
+    let head_dim = size(&p, "resampler_head_dim", 96)? as u128;
+    let kv = size(&p, "num_key_value_heads", 4)? as u128;
+    let mut n = Named::default();
+    n.step("projector")
+        .linear("modality_projection.gate_proj", inner, s.hidden, false)
+        .linear("modality_projection.up_proj", inner, s.hidden, false)
+        .linear("modality_projection.down_proj", d, inner, false);
+    n.step("latents")
+        .t("perceiver_resampler.latents", &[latents, d]);
+    let l = "perceiver_resampler.layers.{i}";
+    n.layers("resampler layer", size(&p, "resampler_depth", 3)? as u128)
+        .rms(&format!("{l}.input_latents_norm"), d)
+        .rms(&format!("{l}.input_context_norm"), d)
+        .linear(&format!("{l}.self_attn.q_proj"), heads * head_dim, d, false)
+        .linear(&format!("{l}.self_attn.k_proj"), kv * head_dim, d, false)
+        .linear(&format!("{l}.self_attn.v_proj"), kv * head_dim, d, false)
+        .linear(&format!("{l}.self_attn.o_proj"), d, heads * head_dim, false)
+        .rms(&format!("{l}.post_attention_layernorm"), d)
+        .linear(&format!("{l}.mlp.gate_proj"), 4 * d, d, false)
+        .linear(&format!("{l}.mlp.up_proj"), 4 * d, d, false)
+        .linear(&format!("{l}.mlp.down_proj"), d, 4 * d, false);
+    n.step("last norm").rms("perceiver_resampler.norm", d);
+    n.done(top, "perceiver_config")
+}
+
+/// Idefics2's vision sizes (`Idefics2VisionConfig`).
+fn idefics2<'a>(top: &Config<'a>) -> Result<Option<Vit<'a>>> {
+    vit(
+        top,
+        &["idefics2_vision", "idefics2"],
+        (224, 32, 768, 3072, 12),
+    )
+}
+
+/// VideoLLaMA 3's vision tower: SigLIP's biased patch convolution and encoder with no position
+/// table (positions by 2-D RoPE) and its last LayerNorm.
+pub fn video_llama_3_vision(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
+    let Some(s) = video_llama_3(top)? else {
+        return Ok(None);
+    };
+    let d = s.hidden;
+    let mut n = Named::default();
+    n.step("patch embedding")
+        .linear_shaped("embeddings.patch_embedding", &s.conv_shape(), true);
+    s.encoder(&mut n);
+    n.step("last norm").layer_norm("post_layernorm", d);
+    n.done(top, "vision_config")
+}
+
+/// VideoLLaMA 3's projector: a biased map from the tower's width to the text width, GELU, and
+/// a biased map of the text width.
+pub fn video_llama_3_projector(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
+    let Some(s) = video_llama_3(top)? else {
+        return Ok(None);
+    };
+    let text = text_hidden(top, 4096)? as u128;
+    let mut n = Named::default();
+    n.step("projector")
+        .linear("readout.0", text, s.hidden, true)
+        .linear("readout.2", text, text, true);
+    n.done(top, "text_config")
+}
+
+/// VideoLLaMA 3's vision sizes (`VideoLlama3VisionConfig`; it has no image size: the
+/// processor sets each image's).
+fn video_llama_3<'a>(top: &Config<'a>) -> Result<Option<Vit<'a>>> {
+    vit(top, &["video_llama_3_vision"], (16, 16, 768, 3072, 12))
+}
+
+/// DeepSeek-VL's vision tower: SigLIP's encoder, with its attention-pooling head where
+/// `vision_use_head` (SiglipVisionConfig's defaults, which have one).
+pub fn deepseek_vl_vision(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
+    with_head(top, deepseek_vl_siglip(top)?)
+}
+
+/// DeepSeek-VL's aligner: a biased map from the tower's width to the text width, GELU, and a
+/// biased map of the text width.
+pub fn deepseek_vl_aligner(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
+    let Some((s, _)) = deepseek_vl_siglip(top)? else {
+        return Ok(None);
+    };
+    let text = text_hidden(top, 4096)? as u128;
+    let mut n = Named::default();
+    n.step("aligner")
+        .linear("linear1", text, s.hidden, true)
+        .linear("linear2", text, text, true);
+    n.done(top, "text_config")
+}
+
+fn deepseek_vl_siglip<'a>(top: &Config<'a>) -> Result<Option<(Vit<'a>, bool)>> {
+    siglip_in(top, (224, 16, 768, 3072, 12), true)
+}
+
+/// Aria's vision tower: Idefics3's SigLIP encoder without its pooling head.
+pub fn aria_vision(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
+    match aria(top)? {
+        Some(s) => s.siglip_named(false).done(top, "vision_config"),
+        None => Ok(None),
+    }
+}
+
+/// Aria's projector: learned queries (as many as the largest count
+/// `projector_patch_to_query_dict` gives an image) attending to the image's patches through a
+/// cross-attention (bias-free q, k and v maps, then a biased multi-head attention of the
+/// tower's heads, a biased output map and LayerNorms on queries and patches), a LayerNorm, and
+/// a bias-free two-layer MLP into the text width.
+pub fn aria_projector(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
+    let Some(s) = aria(top)? else {
+        return Ok(None);
+    };
+    let key = "projector_patch_to_query_dict";
+    let queries = match top.get(key) {
+        None => 256,
+        Some(serde_json::Value::Object(m)) if !m.is_empty() => {
+            let mut most = 0;
+            for v in m.values() {
+                most = most.max(top.positive(key, v)?);
+            }
+            most
+        }
+        Some(_) => {
+            return Err(top.err(
+                key,
+                "must map patch counts to query counts, as {\"1225\": 128, \"4900\": 256}",
+            ))
+        }
+    } as u128;
+    let (d, text) = (s.hidden, text_hidden(top, 4096)? as u128);
+    let mut n = Named::default();
+    n.step("queries").t("query", &[queries, d]);
+    n.step("cross-attention")
+        .linear("cross_attn.q_proj", d, d, false)
+        .linear("cross_attn.k_proj", d, d, false)
+        .linear("cross_attn.v_proj", d, d, false)
+        .t("cross_attn.multihead_attn.in_proj_weight", &[3 * d, d])
+        .t("cross_attn.multihead_attn.in_proj_bias", &[3 * d])
+        .linear("cross_attn.multihead_attn.out_proj", d, d, true)
+        .linear("cross_attn.linear", d, d, true)
+        .layer_norm("cross_attn.layer_norm", d)
+        .layer_norm("cross_attn.layer_norm_kv", d);
+    n.step("projector")
+        .layer_norm("layer_norm", d)
+        .linear("feed_forward.linear_in", text, d, false)
+        .linear("feed_forward.linear_out", text, text, false);
+    n.done(top, "text_config")
+}
+
+/// Aria's vision sizes (`Idefics3VisionConfig`, its sub-config's class).
+fn aria<'a>(top: &Config<'a>) -> Result<Option<Vit<'a>>> {
+    vit(top, &["idefics3_vision"], (224, 32, 1152, 3072, 12))
+}

@@ -16,6 +16,8 @@ mod gemma;
 mod glm;
 mod kimi;
 mod llava;
+mod minicpm;
+mod minimax;
 mod named;
 mod qwen;
 
@@ -23,6 +25,8 @@ pub use gemma::*;
 pub use glm::*;
 pub use kimi::*;
 pub use llava::*;
+pub use minicpm::*;
+pub use minimax::*;
 pub use qwen::*;
 
 use named::{Named, Step};
@@ -612,13 +616,16 @@ pub fn mllama_projector(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
     output_projector(top, "mllama_vision_model", ("", true), 4096)
 }
 
+/// GOT-OCR 2's vision config kinds: its own, and PP-Chart2Table's (the same class's defaults).
+const GOT_OCR2_VISION: &[&str] = &["got_ocr2_vision", "pp_chart2table_vision"];
+
 /// GOT-OCR 2's vision tower, SAM's image encoder: its biased patch convolution and learned
 /// positions; encoder layers (LayerNorms, a stacked QKV projection, the output projection, a
 /// biased two-layer MLP) with a table of relative positions per axis, over a window or, in the
 /// global layers, the whole grid; and the neck's two bias-free convolutions, each followed by a
 /// LayerNorm.
 pub fn got_ocr2_vision(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
-    let Some(t) = vit(top, &["got_ocr2_vision"], (1024, 16, 768, 0, 12))? else {
+    let Some(t) = vit(top, GOT_OCR2_VISION, (1024, 16, 768, 0, 12))? else {
         return Ok(None);
     };
     let v = &t.v;
@@ -685,7 +692,7 @@ pub fn got_ocr2_vision(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
 /// GOT-OCR 2's projector: two bias-free 3×3 convolutions, from the tower's output channels to
 /// twice as many and then to the text width, and a biased linear map at the text width.
 pub fn got_ocr2_projector(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
-    let Some(v) = vision(top, &["got_ocr2_vision"])? else {
+    let Some(v) = vision(top, GOT_OCR2_VISION)? else {
         return Ok(None);
     };
     let out = size(&v, "output_channels", 256)? as u128;

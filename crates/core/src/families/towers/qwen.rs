@@ -122,12 +122,7 @@ fn deepstack_vision(top: &Config, kinds: &[&str]) -> Result<Option<Vec<TowerBloc
     let Some(mut n) = qwen3_like(&v)? else {
         return Ok(None);
     };
-    let stacked = match &v {
-        Some(c) => c
-            .list_any("deepstack_visual_indexes", |x| x.as_u64(), "a layer index")?
-            .map_or(3, |l| l.len()),
-        None => 3,
-    } as u128;
+    let stacked = deepstack_count(&v)?;
     let d = size(&v, "hidden_size", 1152)? as u128;
     let joined = d * (size(&v, "spatial_merge_size", 2)? as u128).pow(2);
     let out = size(&v, "out_hidden_size", 3584)? as u128;
@@ -174,4 +169,105 @@ fn qwen3_like(v: &Option<Config>) -> Result<Option<Named>> {
         .linear("merger.linear_fc1", joined, joined, true)
         .linear("merger.linear_fc2", out, joined, true);
     Ok(Some(n))
+}
+
+/// Qwen3-Omni's vision tower (its thinker's): Qwen3-VL's patch embedding, positions and blocks,
+/// the merger under Qwen2-VL's names (a LayerNorm over each patch, then two biased maps of the
+/// joined patches), and a deep-stack merger per `deepstack_visual_indexes` entry, normed after
+/// joining.
+pub fn qwen3_omni_vision(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
+    let Some(v) = depth_vision(top, &["qwen3_omni_moe_vision_encoder"])? else {
+        return Ok(None);
+    };
+    let d = size(&v, "hidden_size", 1152)? as u128;
+    let Some(conv) = patches(&v, 16, d)? else {
+        return Ok(None);
+    };
+    let i = size(&v, "intermediate_size", 4304)? as u128;
+    let depth = size(&v, "depth", 27)? as u128;
+    let positions = size(&v, "num_position_embeddings", 2304)? as u128;
+    let out = size(&v, "out_hidden_size", 3584)? as u128;
+    let joined = d * (size(&v, "spatial_merge_size", 2)? as u128).pow(2);
+    let mut n = Named::default();
+    n.step("patch embedding")
+        .t("patch_embed.proj.weight", &conv)
+        .t("patch_embed.proj.bias", &[d])
+        .t("pos_embed.weight", &[positions, d]);
+    qwen_blocks(&mut n, d, i, depth, Mlp::LinearFc, false);
+    qwen2_merger(&mut n, &v, d, out, false)?;
+    let l = "merger_list.{i}";
+    n.layers("deep-stack merger", deepstack_count(&v)?)
+        .layer_norm(&format!("{l}.ln_q"), joined)
+        .linear(&format!("{l}.mlp.0"), joined, joined, true)
+        .linear(&format!("{l}.mlp.2"), out, joined, true);
+    n.done(top, "vision_config")
+}
+
+/// How many deep-stack mergers a Qwen3 tower has: one per `deepstack_visual_indexes` entry.
+fn deepstack_count(v: &Option<Config>) -> Result<u128> {
+    Ok(match v {
+        Some(c) => c
+            .list_any("deepstack_visual_indexes", |x| x.as_u64(), "a layer index")?
+            .map_or(3, |l| l.len()),
+        None => 3,
+    } as u128)
+}
+
+/// Qwen3-Omni's audio encoder (its thinker's): three stride-2 3×3 convolutions over the mel
+/// spectrogram, a bias-free map of their flattened output into the width, Whisper's layers
+/// (LayerNorms, biased attention and MLP; positions a fixed sinusoid, not stored), a last
+/// LayerNorm and two biased maps into `output_dim`.
+pub fn qwen3_omni_audio(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
+    let Some(a) = sub_config(top, "audio_config", &["qwen3_omni_moe_audio_encoder"])? else {
+        return Ok(None);
+    };
+    let a = a.map(|a| {
+        a.renamed(&[
+            ("num_hidden_layers", "encoder_layers"),
+            ("hidden_size", "d_model"),
+            ("num_attention_heads", "encoder_attention_heads"),
+            ("intermediate_size", "encoder_ffn_dim"),
+        ])
+    });
+    let d = size(&a, "d_model", 1280)? as u128;
+    let f = size(&a, "encoder_ffn_dim", 5120)? as u128;
+    let c = size(&a, "downsample_hidden_size", 480)? as u128;
+    let mel = size(&a, "num_mel_bins", 128)? as u128;
+    // Each stride-2 convolution (padding 1) halves the mel bins, rounding up.
+    let bins = mel.div_ceil(2).div_ceil(2).div_ceil(2);
+    let out = size(&a, "output_dim", 3584)? as u128;
+    let mut n = Named::default();
+    n.step("convolutions")
+        .linear_shaped("conv2d1", &[c, 1, 3, 3], true)
+        .linear_shaped("conv2d2", &[c, c, 3, 3], true)
+        .linear_shaped("conv2d3", &[c, c, 3, 3], true)
+        .linear("conv_out", d, c * bins, false);
+    let l = "layers.{i}";
+    n.layers("encoder layer", size(&a, "encoder_layers", 32)? as u128)
+        .layer_norm(&format!("{l}.self_attn_layer_norm"), d)
+        .linear(&format!("{l}.self_attn.q_proj"), d, d, true)
+        .linear(&format!("{l}.self_attn.k_proj"), d, d, true)
+        .linear(&format!("{l}.self_attn.v_proj"), d, d, true)
+        .linear(&format!("{l}.self_attn.out_proj"), d, d, true)
+        .layer_norm(&format!("{l}.final_layer_norm"), d)
+        .linear(&format!("{l}.fc1"), f, d, true)
+        .linear(&format!("{l}.fc2"), d, f, true);
+    n.step("projector")
+        .layer_norm("ln_post", d)
+        .linear("proj1", d, d, true)
+        .linear("proj2", out, d, true);
+    n.done(top, "audio_config")
+}
+
+/// HyperCLOVA X Vision v2's projector: one biased map from Qwen2.5-VL's tower output
+/// (`out_hidden_size`) to the text width.
+pub fn hyperclovax_vision_projector(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
+    let Some(v) = depth_vision(top, &["qwen2_5_vl", "qwen2_5_vl_vision"])? else {
+        return Ok(None);
+    };
+    let out = size(&v, "out_hidden_size", 3584)? as u128;
+    let mut n = Named::default();
+    n.step("projector")
+        .linear("", text_hidden(top, 4096)? as u128, out, true);
+    n.done(top, "text_config")
 }
