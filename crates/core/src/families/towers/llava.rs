@@ -351,7 +351,12 @@ pub fn llava_next_newline(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
 
 /// Idefics3's and SmolVLM's vision tower: SigLIP's encoder without its pooling head.
 pub fn idefics3_vision(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
-    match idefics3(top)? {
+    headless(top, idefics3(top)?)
+}
+
+/// A SigLIP tower without its pooling head, where the wrapper's vision config is of its kind.
+fn headless(top: &Config, found: Option<Vit>) -> Result<Option<Vec<TowerBlock>>> {
+    match found {
         Some(s) => s.siglip_named(false).done(top, "vision_config"),
         None => Ok(None),
     }
@@ -676,10 +681,7 @@ pub fn rice_vit(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
 
 /// Idefics2's vision tower: SigLIP's encoder without its pooling head.
 pub fn idefics2_vision(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
-    match idefics2(top)? {
-        Some(s) => s.siglip_named(false).done(top, "vision_config"),
-        None => Ok(None),
-    }
+    headless(top, idefics2(top)?)
 }
 
 /// Idefics2's connector: a bias-free gated MLP from the tower's width through the text model's
@@ -796,10 +798,7 @@ fn deepseek_vl_siglip<'a>(top: &Config<'a>) -> Result<Option<(Vit<'a>, bool)>> {
 
 /// Aria's vision tower: Idefics3's SigLIP encoder without its pooling head.
 pub fn aria_vision(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
-    match aria(top)? {
-        Some(s) => s.siglip_named(false).done(top, "vision_config"),
-        None => Ok(None),
-    }
+    headless(top, aria(top)?)
 }
 
 /// Aria's projector: learned queries (as many as the largest count

@@ -6,33 +6,20 @@ use super::*;
 /// MiniMax-M3's vision tower: a 3-D patch convolution without a bias, a LayerNorm before the
 /// encoder, and CLIP's encoder layers (positions by 3-D RoPE: no table, and no last norm).
 pub fn minimax_m3_vl_vision(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
-    let Some(v) = minimax_vision(top)? else {
+    let Some(t) = vit(top, KINDS, (2016, 14, 1280, 5120, 32))? else {
         return Ok(None);
     };
-    let d = size(&v, "hidden_size", 1280)? as u128;
-    let (Some(patch), Some(frames)) = (
-        square(&v, "patch_size", 14)?,
-        square(&v, "temporal_patch_size", 2)?,
-    ) else {
+    let Some(frames) = square(&t.v, "temporal_patch_size", 2)? else {
         return Ok(None);
     };
-    let (p, t) = (patch as u128, frames as u128);
-    let channels = size(&v, "num_channels", 3)? as u128;
+    let (d, p) = (t.hidden, t.patch);
     let mut n = Named::default();
-    n.step("patch embedding")
-        .t("embeddings.patch_embedding.weight", &[d, channels, t, p, p]);
+    n.step("patch embedding").t(
+        "embeddings.patch_embedding.weight",
+        &[d, t.channels, frames as u128, p, p],
+    );
     n.step("first norm").layer_norm("pre_layrnorm", d);
-    let i = size(&v, "intermediate_size", 5120)? as u128;
-    let l = "encoder.layers.{i}";
-    n.layers("encoder layer", size(&v, "num_hidden_layers", 32)? as u128)
-        .layer_norm(&format!("{l}.layer_norm1"), d)
-        .linear(&format!("{l}.self_attn.q_proj"), d, d, true)
-        .linear(&format!("{l}.self_attn.k_proj"), d, d, true)
-        .linear(&format!("{l}.self_attn.v_proj"), d, d, true)
-        .linear(&format!("{l}.self_attn.out_proj"), d, d, true)
-        .layer_norm(&format!("{l}.layer_norm2"), d)
-        .linear(&format!("{l}.mlp.fc1"), i, d, true)
-        .linear(&format!("{l}.mlp.fc2"), d, i, true);
+    t.encoder(&mut n);
     n.done(top, "vision_config")
 }
 
@@ -69,5 +56,7 @@ fn minimax_mlp(top: &Config, title: &str, width: u128) -> Result<Option<Vec<Towe
 }
 
 fn minimax_vision<'a>(top: &Config<'a>) -> Result<Option<Option<Config<'a>>>> {
-    vision(top, &["minimax_m3_vl_vision"])
+    vision(top, KINDS)
 }
+
+const KINDS: &[&str] = &["minimax_m3_vl_vision"];

@@ -149,6 +149,22 @@ pub fn qwen3_5_vision(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
 
 /// Qwen3-VL's and Qwen3.5's tower up to its merger, or `None` for a rectangular patch.
 fn qwen3_like(v: &Option<Config>) -> Result<Option<Named>> {
+    let Some(mut n) = qwen3_trunk(v)? else {
+        return Ok(None);
+    };
+    let d = size(v, "hidden_size", 1152)? as u128;
+    let out = size(v, "out_hidden_size", 3584)? as u128;
+    let joined = d * (size(v, "spatial_merge_size", 2)? as u128).pow(2);
+    n.step("merger")
+        .layer_norm("merger.norm", d)
+        .linear("merger.linear_fc1", joined, joined, true)
+        .linear("merger.linear_fc2", out, joined, true);
+    Ok(Some(n))
+}
+
+/// The Qwen3 towers' patch embedding (a biased 3-D convolution, learned positions) and blocks,
+/// or `None` for a rectangular patch.
+fn qwen3_trunk(v: &Option<Config>) -> Result<Option<Named>> {
     let d = size(v, "hidden_size", 1152)? as u128;
     let Some(conv) = patches(v, 16, d)? else {
         return Ok(None);
@@ -156,18 +172,12 @@ fn qwen3_like(v: &Option<Config>) -> Result<Option<Named>> {
     let i = size(v, "intermediate_size", 4304)? as u128;
     let depth = size(v, "depth", 27)? as u128;
     let positions = size(v, "num_position_embeddings", 2304)? as u128;
-    let out = size(v, "out_hidden_size", 3584)? as u128;
-    let joined = d * (size(v, "spatial_merge_size", 2)? as u128).pow(2);
     let mut n = Named::default();
     n.step("patch embedding")
         .t("patch_embed.proj.weight", &conv)
         .t("patch_embed.proj.bias", &[d])
         .t("pos_embed.weight", &[positions, d]);
     qwen_blocks(&mut n, d, i, depth, Mlp::LinearFc, false);
-    n.step("merger")
-        .layer_norm("merger.norm", d)
-        .linear("merger.linear_fc1", joined, joined, true)
-        .linear("merger.linear_fc2", out, joined, true);
     Ok(Some(n))
 }
 
@@ -179,21 +189,12 @@ pub fn qwen3_omni_vision(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
     let Some(v) = depth_vision(top, &["qwen3_omni_moe_vision_encoder"])? else {
         return Ok(None);
     };
-    let d = size(&v, "hidden_size", 1152)? as u128;
-    let Some(conv) = patches(&v, 16, d)? else {
+    let Some(mut n) = qwen3_trunk(&v)? else {
         return Ok(None);
     };
-    let i = size(&v, "intermediate_size", 4304)? as u128;
-    let depth = size(&v, "depth", 27)? as u128;
-    let positions = size(&v, "num_position_embeddings", 2304)? as u128;
+    let d = size(&v, "hidden_size", 1152)? as u128;
     let out = size(&v, "out_hidden_size", 3584)? as u128;
     let joined = d * (size(&v, "spatial_merge_size", 2)? as u128).pow(2);
-    let mut n = Named::default();
-    n.step("patch embedding")
-        .t("patch_embed.proj.weight", &conv)
-        .t("patch_embed.proj.bias", &[d])
-        .t("pos_embed.weight", &[positions, d]);
-    qwen_blocks(&mut n, d, i, depth, Mlp::LinearFc, false);
     qwen2_merger(&mut n, &v, d, out, false)?;
     let l = "merger_list.{i}";
     n.layers("deep-stack merger", deepstack_count(&v)?)
