@@ -72,6 +72,8 @@ ARCHITECTURES = {
     "minicpmv4_6": "MiniCPMV4_6ForConditionalGeneration", "minicpmv4_7": "MiniCPMV4_7ForConditionalGeneration",
     "minicpm_ocr": "MiniCPMOcrForConditionalGeneration",
     "aria": "AriaForConditionalGeneration",
+    "blip-2": "Blip2ForConditionalGeneration", "instructblip": "InstructBlipForConditionalGeneration",
+    "instructblipvideo": "InstructBlipVideoForConditionalGeneration",
 }
 
 
@@ -947,6 +949,25 @@ def unseen_aria(rng):
             "tie_word_embeddings": rng.random() < 0.3}
 
 
+def unseen_blip(rng, model_type, kind, prefix):
+    """BLIP-2 or InstructBLIP(-Video) around a small OPT: a vision tower of its own sizes (its QKV
+    biased or not), a Q-Former of its own depth, width and cross-attention frequency (BLIP-2's
+    reading the prompt or not), its own number of queries."""
+    text = {"model_type": "opt", "hidden_size": 32, "ffn_dim": rng.choice([48, 64]), "num_hidden_layers": rng.randint(1, 2),
+            "num_attention_heads": 4, "vocab_size": 97, "max_position_embeddings": 64, "word_embed_proj_dim": 32,
+            "tie_word_embeddings": rng.random() < 0.5}
+    vision = {"model_type": f"{kind}_vision_model", "hidden_size": 32, "intermediate_size": rng.choice([48, 64]),
+              "num_hidden_layers": rng.randint(1, 2), "num_attention_heads": 4, "image_size": 56, "patch_size": 14,
+              "qkv_bias": rng.random() < 0.7}
+    qformer = {"model_type": f"{kind}_qformer", "hidden_size": 16, "intermediate_size": rng.choice([24, 32]),
+               "num_hidden_layers": rng.randint(1, 4), "num_attention_heads": 2,
+               "cross_attention_frequency": rng.choice([1, 2, 3]), "vocab_size": 50, "max_position_embeddings": 32}
+    if model_type == "blip-2":
+        qformer["use_qformer_text_input"] = rng.random() < 0.5
+    return {"model_type": model_type, "architectures": [f"{prefix}ForConditionalGeneration"], "text_config": text,
+            "vision_config": vision, "qformer_config": qformer, "num_query_tokens": rng.choice([4, 8])}
+
+
 def unseen_glm46v(rng):
     """GLM-4.6V around GLM-4.1V's language model and tower (anatomy refuses GLM-4.5V's, whose
     experts this wrapper stores stacked)."""
@@ -1777,6 +1798,9 @@ UNSEEN = {
     "minicpmv4_7": lambda rng: unseen_minicpmv(rng, "minicpmv4_7", "MiniCPMV4_7"),
     "minicpm_ocr": lambda rng: unseen_minicpmv(rng, "minicpm_ocr", "MiniCPMOcr"),
     "aria": unseen_aria,
+    "blip-2": lambda rng: unseen_blip(rng, "blip-2", "blip_2", "Blip2"),
+    "instructblip": lambda rng: unseen_blip(rng, "instructblip", "instructblip", "InstructBlip"),
+    "instructblipvideo": lambda rng: unseen_blip(rng, "instructblipvideo", "instructblipvideo", "InstructBlipVideo"),
 }
 
 
@@ -1798,6 +1822,7 @@ DEFAULT_TYPES = [
     "kimi_k25", "minimax_m3_vl", "qwen3_omni_moe_thinker", "idefics2",
     "video_llama_3", "pp_chart2table", "glmga", "hyperclovax_vision_v2",
     "deepseek_vl", "minicpmv4_6", "minicpmv4_7", "minicpm_ocr", "aria",
+    "blip-2", "instructblip", "instructblipvideo",
 ]
 
 

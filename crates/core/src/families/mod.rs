@@ -459,7 +459,6 @@ pub fn model_types() -> Vec<&'static str> {
 pub const NOT_YET: &[(&str, &str)] = &[
     ("apertus1p5", IMAGE_TEXT),
     ("blip", IMAGE_TEXT),
-    ("blip-2", IMAGE_TEXT),
     ("chameleon", IMAGE_TEXT),
     ("cohere_compass", IMAGE_TEXT),
     ("cosmos3_edge", IMAGE_TEXT),
@@ -482,8 +481,6 @@ pub const NOT_YET: &[(&str, &str)] = &[
     ("inkling2", IMAGE_TEXT),
     ("inkling2_loop", IMAGE_TEXT),
     ("inkling_mm_model", IMAGE_TEXT),
-    ("instructblip", IMAGE_TEXT),
-    ("instructblipvideo", IMAGE_TEXT),
     ("janus", IMAGE_TEXT),
     ("kosmos-2", IMAGE_TEXT),
     ("kosmos-2.5", IMAGE_TEXT),

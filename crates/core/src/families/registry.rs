@@ -4617,6 +4617,16 @@ pub static FAMILIES: &[Family] = &[
             ]],
         )
     },
+    // BLIP-2, InstructBLIP and InstructBLIP-Video: an OPT language model (its head its own)
+    // under `language_model.`, an EVA-style vision tower, a Q-Former whose learned queries read
+    // the image (InstructBLIP's the prompt too), and a projection into the text width.
+    blip_like("blip-2", "BLIP-2", BLIP_2_PARTS),
+    blip_like("instructblip", "InstructBLIP", INSTRUCTBLIP_PARTS),
+    blip_like(
+        "instructblipvideo",
+        "InstructBLIP-Video",
+        INSTRUCTBLIP_VIDEO_PARTS,
+    ),
     // Idefics3 and SmolVLM: a Llama language model under `model.text_model.` (the head beside
     // it), SigLIP's vision encoder and a pixel-shuffle connector.
     idefics3_like("idefics3", "Idefics3"),
@@ -5750,6 +5760,72 @@ const fn minicpmv_like(model_type: &'static str, name: &'static str, tied: bool)
         ..wrapper(model_type, name, MINICPMV_INERT)
     }
 }
+
+const fn blip_like(model_type: &'static str, name: &'static str, parts: &'static [Part]) -> Family {
+    Family {
+        text: Some("opt"),
+        tie: Tie::Text,
+        parts,
+        ..wrapper(
+            model_type,
+            name,
+            &[&[
+                "vision_config",
+                "qformer_config",
+                "initializer_range",
+                "initializer_factor",
+                "image_token_index",
+                "image_token_id",
+                "video_token_index",
+                "video_token_id",
+                // Sizes of BLIP-2's image-text matching head, which this class does not build.
+                "image_text_hidden_size",
+                // Derived by the class from its language model's type.
+                "use_decoder_only_language_model",
+            ]],
+        )
+    }
+}
+
+/// BLIP-2's parts besides its language model.
+const BLIP_2_PARTS: &[Part] = &[
+    tower("vision tower", "vision_model.", towers::blip_2_vision),
+    tower("query tokens", "query_tokens", towers::blip_query_tokens),
+    tower("Q-Former", "qformer.", towers::blip_2_qformer),
+    tower(
+        "language projection",
+        "language_projection.",
+        towers::blip_language_projection,
+    ),
+];
+
+/// InstructBLIP's parts besides its language model.
+const INSTRUCTBLIP_PARTS: &[Part] = &[
+    tower("vision tower", "vision_model.", towers::instructblip_vision),
+    tower("query tokens", "query_tokens", towers::blip_query_tokens),
+    tower("Q-Former", "qformer.", towers::instructblip_qformer),
+    tower(
+        "language projection",
+        "language_projection.",
+        towers::blip_language_projection,
+    ),
+];
+
+/// InstructBLIP-Video's parts besides its language model.
+const INSTRUCTBLIP_VIDEO_PARTS: &[Part] = &[
+    tower(
+        "vision tower",
+        "vision_model.",
+        towers::instructblipvideo_vision,
+    ),
+    tower("query tokens", "query_tokens", towers::blip_query_tokens),
+    tower("Q-Former", "qformer.", towers::instructblipvideo_qformer),
+    tower(
+        "language projection",
+        "language_projection.",
+        towers::blip_language_projection,
+    ),
+];
 
 /// MiniCPM-V's parts besides its language model.
 const MINICPMV_PARTS: &[Part] = &[

@@ -12,6 +12,7 @@ use crate::config::Config;
 use crate::error::Result;
 use crate::spec::TowerBlock;
 
+mod blip;
 mod gemma;
 mod glm;
 mod kimi;
@@ -21,6 +22,7 @@ mod minimax;
 mod named;
 mod qwen;
 
+pub use blip::*;
 pub use gemma::*;
 pub use glm::*;
 pub use kimi::*;
