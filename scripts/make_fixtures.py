@@ -74,6 +74,7 @@ ARCHITECTURES = {
     "aria": "AriaForConditionalGeneration",
     "blip-2": "Blip2ForConditionalGeneration", "instructblip": "InstructBlipForConditionalGeneration",
     "instructblipvideo": "InstructBlipVideoForConditionalGeneration",
+    "deepseek_vl_hybrid": "DeepseekVLHybridForConditionalGeneration",
 }
 
 
@@ -968,6 +969,18 @@ def unseen_blip(rng, model_type, kind, prefix):
             "vision_config": vision, "qformer_config": qformer, "num_query_tokens": rng.choice([4, 8])}
 
 
+def unseen_deepseek_vl_hybrid(rng):
+    """DeepSeek-VL-Hybrid: DeepSeek-VL's unseen configs with SAM's high-resolution tower of its own
+    sizes, windows and global layers beside them."""
+    raw = unseen_deepseek_vl(rng)
+    layers = rng.randint(1, 3)
+    raw["high_res_vision_config"] = {
+        "model_type": "sam_vision_model", "hidden_size": 16, "output_channels": rng.choice([8, 12]),
+        "num_hidden_layers": layers, "num_attention_heads": 2, "image_size": 64, "patch_size": 16, "mlp_dim": 24,
+        "window_size": rng.choice([0, 2]), "global_attn_indexes": sorted(rng.sample(range(layers), 1))}
+    return dict(raw, model_type="deepseek_vl_hybrid", architectures=["DeepseekVLHybridForConditionalGeneration"])
+
+
 def unseen_glm46v(rng):
     """GLM-4.6V around GLM-4.1V's language model and tower (anatomy refuses GLM-4.5V's, whose
     experts this wrapper stores stacked)."""
@@ -1801,6 +1814,7 @@ UNSEEN = {
     "blip-2": lambda rng: unseen_blip(rng, "blip-2", "blip_2", "Blip2"),
     "instructblip": lambda rng: unseen_blip(rng, "instructblip", "instructblip", "InstructBlip"),
     "instructblipvideo": lambda rng: unseen_blip(rng, "instructblipvideo", "instructblipvideo", "InstructBlipVideo"),
+    "deepseek_vl_hybrid": unseen_deepseek_vl_hybrid,
 }
 
 
@@ -1822,7 +1836,7 @@ DEFAULT_TYPES = [
     "kimi_k25", "minimax_m3_vl", "qwen3_omni_moe_thinker", "idefics2",
     "video_llama_3", "pp_chart2table", "glmga", "hyperclovax_vision_v2",
     "deepseek_vl", "minicpmv4_6", "minicpmv4_7", "minicpm_ocr", "aria",
-    "blip-2", "instructblip", "instructblipvideo",
+    "blip-2", "instructblip", "instructblipvideo", "deepseek_vl_hybrid",
 ]
 
 

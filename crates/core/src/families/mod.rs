@@ -464,7 +464,6 @@ pub const NOT_YET: &[(&str, &str)] = &[
     ("cosmos3_edge", IMAGE_TEXT),
     ("cosmos3_omni", IMAGE_TEXT),
     ("deepseek_ocr2", IMAGE_TEXT),
-    ("deepseek_vl_hybrid", IMAGE_TEXT),
     ("diffusion_gemma", IMAGE_TEXT),
     ("ernie4_5_vl_moe", IMAGE_TEXT),
     ("evolla", IMAGE_TEXT),

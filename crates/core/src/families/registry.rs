@@ -4627,6 +4627,55 @@ pub static FAMILIES: &[Family] = &[
         "InstructBLIP-Video",
         INSTRUCTBLIP_VIDEO_PARTS,
     ),
+    // DeepSeek-VL-Hybrid: DeepSeek-VL's language model and SigLIP tower beside SAM's
+    // high-resolution tower, its neck and projection, and an aligner joining both.
+    Family {
+        text: Some("llama"),
+        tie: Tie::Wrapper(true),
+        wrap: HfWrap::Nested,
+        parts: &[
+            tower(
+                "vision tower",
+                "model.vision_model.",
+                towers::deepseek_vl_vision,
+            ),
+            tower(
+                "high-resolution tower",
+                "model.high_res_vision_model.",
+                towers::deepseek_vl_hybrid_high_res,
+            ),
+            tower(
+                "high-resolution neck",
+                "model.high_res_vision_neck.",
+                towers::deepseek_vl_hybrid_neck,
+            ),
+            tower(
+                "high-resolution projection",
+                "model.high_res_vision_proj.",
+                towers::deepseek_vl_hybrid_proj,
+            ),
+            tower(
+                "high-resolution weight",
+                "model.high_res_vision_alpha",
+                towers::deepseek_vl_hybrid_alpha,
+            ),
+            tower(
+                "aligner",
+                "model.aligner.",
+                towers::deepseek_vl_hybrid_aligner,
+            ),
+        ],
+        ..wrapper(
+            "deepseek_vl_hybrid",
+            "DeepSeek-VL-Hybrid",
+            &[&[
+                "vision_config",
+                "high_res_vision_config",
+                "image_token_id",
+                "initializer_range",
+            ]],
+        )
+    },
     // Idefics3 and SmolVLM: a Llama language model under `model.text_model.` (the head beside
     // it), SigLIP's vision encoder and a pixel-shuffle connector.
     idefics3_like("idefics3", "Idefics3"),

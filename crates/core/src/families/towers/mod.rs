@@ -143,7 +143,18 @@ fn vit_either<'a>(
     given: VitDefaults,
     absent: VitDefaults,
 ) -> Result<Option<Vit<'a>>> {
-    let Some(v) = vision(top, kinds)? else {
+    vit_at(top, "vision_config", kinds, given, absent)
+}
+
+/// `vit_either` of the sub-config `key` (DeepSeek-VL-Hybrid's `high_res_vision_config`).
+fn vit_at<'a>(
+    top: &Config<'a>,
+    key: &str,
+    kinds: &[&str],
+    given: VitDefaults,
+    absent: VitDefaults,
+) -> Result<Option<Vit<'a>>> {
+    let Some(v) = sub_config(top, key, kinds)? else {
         return Ok(None);
     };
     let (image, patch, hidden, intermediate, layers) = match v {
@@ -171,8 +182,11 @@ fn vit_either<'a>(
 
 /// SigLIP's sizes (`SiglipVisionConfig`).
 fn siglip<'a>(top: &Config<'a>) -> Result<Option<Vit<'a>>> {
-    vit(top, &["siglip_vision_model"], (224, 16, 768, 3072, 12))
+    vit(top, &["siglip_vision_model"], SIGLIP)
 }
+
+/// `SiglipVisionConfig`'s defaults.
+const SIGLIP: VitDefaults = (224, 16, 768, 3072, 12);
 
 /// Fuyu's patch embedding: one biased linear map from a patch's pixels to the text width.
 pub fn fuyu_patches(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
@@ -627,7 +641,17 @@ const GOT_OCR2_VISION: &[&str] = &["got_ocr2_vision", "pp_chart2table_vision"];
 /// global layers, the whole grid; and the neck's two bias-free convolutions, each followed by a
 /// LayerNorm.
 pub fn got_ocr2_vision(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
-    let Some(t) = vit(top, GOT_OCR2_VISION, (1024, 16, 768, 0, 12))? else {
+    match sam(top, "vision_config", GOT_OCR2_VISION)? {
+        Some(n) => n.done(top, "vision_config"),
+        None => Ok(None),
+    }
+}
+
+/// SAM's vision encoder, under the sub-config `key` of one of `kinds` (SamVisionConfig's
+/// defaults, which GOT-OCR 2's are too).
+fn sam(top: &Config, key: &str, kinds: &[&str]) -> Result<Option<Named>> {
+    let defaults = (1024, 16, 768, 0, 12);
+    let Some(t) = vit_at(top, key, kinds, defaults, defaults)? else {
         return Ok(None);
     };
     let v = &t.v;
@@ -683,13 +707,87 @@ pub fn got_ocr2_vision(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
                 .t(&format!("{l}.attn.rel_pos_w"), &[rows, hd]);
         }
     }
-    n.step("neck")
-        .t("neck.conv1.weight", &[out, d, 1, 1])
-        .layer_norm("neck.layer_norm1", out)
-        .t("neck.conv2.weight", &[out, out, 3, 3])
-        .layer_norm("neck.layer_norm2", out);
-    n.done(top, "vision_config")
+    sam_neck(n.step("neck"), "neck.", d, out);
+    Ok(Some(n))
 }
+
+/// SAM's neck: a bias-free 1×1 convolution from `d` to `out` channels and a 3×3 one, each
+/// followed by a LayerNorm.
+fn sam_neck<'n>(step: Step<'n>, at: &str, d: u128, out: u128) -> Step<'n> {
+    step.t(&format!("{at}conv1.weight"), &[out, d, 1, 1])
+        .layer_norm(&format!("{at}layer_norm1"), out)
+        .t(&format!("{at}conv2.weight"), &[out, out, 3, 3])
+        .layer_norm(&format!("{at}layer_norm2"), out)
+}
+
+/// DeepSeek-VL-Hybrid's high-resolution tower: SAM's encoder and neck under `vision_encoder.`.
+pub fn deepseek_vl_hybrid_high_res(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
+    match sam(top, "high_res_vision_config", HIGH_RES)? {
+        Some(n) => n
+            .under("vision_encoder.")
+            .done(top, "high_res_vision_config"),
+        None => Ok(None),
+    }
+}
+
+/// DeepSeek-VL-Hybrid's second neck after SAM's tower (its class keeps one apart).
+pub fn deepseek_vl_hybrid_neck(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
+    let Some(v) = sub_config(top, "high_res_vision_config", HIGH_RES)? else {
+        return Ok(None);
+    };
+    let d = size(&v, "hidden_size", 768)? as u128;
+    let out = size(&v, "output_channels", 256)? as u128;
+    let mut n = Named::default();
+    sam_neck(n.step("neck"), "", d, out);
+    n.done(top, "high_res_vision_config")
+}
+
+/// DeepSeek-VL-Hybrid's high-resolution projection: two bias-free stride-2 3×3 convolutions
+/// doubling SAM's output channels twice.
+pub fn deepseek_vl_hybrid_proj(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
+    let Some(v) = sub_config(top, "high_res_vision_config", HIGH_RES)? else {
+        return Ok(None);
+    };
+    let out = size(&v, "output_channels", 256)? as u128;
+    let mut n = Named::default();
+    n.step("projection")
+        .t("conv1.weight", &[2 * out, out, 3, 3])
+        .t("conv2.weight", &[4 * out, 2 * out, 3, 3]);
+    n.done(top, "high_res_vision_config")
+}
+
+/// DeepSeek-VL-Hybrid's learned weight of the high-resolution features, one number; the part's
+/// name is the tensor's.
+pub fn deepseek_vl_hybrid_alpha(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
+    if sub_config(top, "high_res_vision_config", HIGH_RES)?.is_none() {
+        return Ok(None);
+    }
+    let mut n = Named::default();
+    n.step("weight").t("", &[1]);
+    n.done(top, "high_res_vision_config")
+}
+
+/// DeepSeek-VL-Hybrid's aligner: the SigLIP features and the high-resolution ones (four times
+/// SAM's output channels) each mapped to half the text width (biased), joined, GELU, and a
+/// biased map of the text width.
+pub fn deepseek_vl_hybrid_aligner(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
+    let (Some(s), Some(v)) = (
+        vit_either(top, &["siglip_vision_model"], SIGLIP, SIGLIP)?,
+        sub_config(top, "high_res_vision_config", HIGH_RES)?,
+    ) else {
+        return Ok(None);
+    };
+    let out = size(&v, "output_channels", 256)? as u128;
+    let text = text_hidden(top, 4096)? as u128;
+    let mut n = Named::default();
+    n.step("aligner")
+        .linear("vision_proj", text / 2, s.hidden, true)
+        .linear("high_res_vision_proj", text / 2, 4 * out, true)
+        .linear("proj", text, text, true);
+    n.done(top, "text_config")
+}
+
+const HIGH_RES: &[&str] = &["sam_vision_model"];
 
 /// GOT-OCR 2's projector: two bias-free 3×3 convolutions, from the tower's output channels to
 /// twice as many and then to the text width, and a biased linear map at the text width.
