@@ -75,6 +75,7 @@ ARCHITECTURES = {
     "blip-2": "Blip2ForConditionalGeneration", "instructblip": "InstructBlipForConditionalGeneration",
     "instructblipvideo": "InstructBlipVideoForConditionalGeneration",
     "deepseek_vl_hybrid": "DeepseekVLHybridForConditionalGeneration",
+    "exaone4_5": "Exaone4_5_ForConditionalGeneration",
 }
 
 
@@ -981,6 +982,23 @@ def unseen_deepseek_vl_hybrid(rng):
     return dict(raw, model_type="deepseek_vl_hybrid", architectures=["DeepseekVLHybridForConditionalGeneration"])
 
 
+def unseen_exaone4_5(rng):
+    """EXAONE 4.5 around a small EXAONE 4 (named `exaone4_5_text` as its first configs do, or
+    `exaone4`): Qwen2.5-VL's tower with its own K/V heads, the head tied or not."""
+    text = unseen_llama_like(rng, "llama")
+    text.pop("attention_bias", None)
+    text.pop("mlp_bias", None)
+    text["model_type"] = rng.choice(["exaone4", "exaone4_5_text"])
+    # Exaone4Config's K/V heads default to 32, more than these configs' heads.
+    text.setdefault("num_key_value_heads", text["num_attention_heads"])
+    vision = {"model_type": "exaone4_5_vision", "depth": rng.randint(1, 2), "hidden_size": 32,
+              "intermediate_size": rng.choice([40, 48]), "num_heads": 4, "num_key_value_heads": rng.choice([1, 2, 4]),
+              "out_hidden_size": text["hidden_size"], "spatial_merge_size": rng.choice([1, 2]),
+              "fullatt_block_indexes": [0]}
+    return {"model_type": "exaone4_5", "architectures": ["Exaone4_5_ForConditionalGeneration"], "text_config": text,
+            "vision_config": vision, "tie_word_embeddings": rng.random() < 0.5}
+
+
 def unseen_glm46v(rng):
     """GLM-4.6V around GLM-4.1V's language model and tower (anatomy refuses GLM-4.5V's, whose
     experts this wrapper stores stacked)."""
@@ -1815,6 +1833,7 @@ UNSEEN = {
     "instructblip": lambda rng: unseen_blip(rng, "instructblip", "instructblip", "InstructBlip"),
     "instructblipvideo": lambda rng: unseen_blip(rng, "instructblipvideo", "instructblipvideo", "InstructBlipVideo"),
     "deepseek_vl_hybrid": unseen_deepseek_vl_hybrid,
+    "exaone4_5": unseen_exaone4_5,
 }
 
 
@@ -1837,6 +1856,7 @@ DEFAULT_TYPES = [
     "video_llama_3", "pp_chart2table", "glmga", "hyperclovax_vision_v2",
     "deepseek_vl", "minicpmv4_6", "minicpmv4_7", "minicpm_ocr", "aria",
     "blip-2", "instructblip", "instructblipvideo", "deepseek_vl_hybrid",
+    "exaone4_5",
 ]
 
 
@@ -1851,7 +1871,8 @@ def main(only):
         arch = {**ARCHITECTURES, **ASSISTANT_CLASSES}.get(model_type)
         if arch:
             raw["architectures"] = [arch]
-        if "text_config" in (CONFIG_MAPPING[model_type].sub_configs or {}) and arch:
+        # (Exaone4_5_Config's __post_init__ fails on an empty text_config: it reads its model_type.)
+        if "text_config" in (CONFIG_MAPPING[model_type].sub_configs or {}) and arch and model_type != "exaone4_5":
             raw["text_config"] = {}
         write(name, f"the {model_type} config class's defaults", raw)
         save_defaults(model_type, raw)

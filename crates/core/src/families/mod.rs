@@ -467,7 +467,6 @@ pub const NOT_YET: &[(&str, &str)] = &[
     ("diffusion_gemma", IMAGE_TEXT),
     ("ernie4_5_vl_moe", IMAGE_TEXT),
     ("evolla", IMAGE_TEXT),
-    ("exaone4_5", IMAGE_TEXT),
     ("fast_vlm", IMAGE_TEXT),
     ("florence2", IMAGE_TEXT),
     ("glm5_next", IMAGE_TEXT),

@@ -3443,6 +3443,30 @@ pub static FAMILIES: &[Family] = &[
             ]],
         )
     },
+    // EXAONE 4.5: an EXAONE 4 language model under `model.language_model.` (the head beside it,
+    // tied by the wrapper's flag) behind Qwen2.5-VL's tower with fewer K/V heads. Its first
+    // configs name the language model `exaone4_5_text`, which the class reads as `exaone4`.
+    Family {
+        text: Some("exaone4"),
+        text_aliases: &["exaone4_5_text"],
+        tie: Tie::Wrapper(false),
+        wrap: HfWrap::Nested,
+        parts: &[tower(
+            "vision tower",
+            "model.visual.",
+            towers::exaone4_5_vision,
+        )],
+        ..wrapper(
+            "exaone4_5",
+            "EXAONE 4.5",
+            &[&[
+                "vision_config",
+                "initializer_range",
+                "image_token_id",
+                "video_token_id",
+            ]],
+        )
+    },
     // Qwen3-VL as published: Qwen3.5's layout, tied by the wrapper's flag alone.
     Family {
         text: Some("qwen3_vl_text"),

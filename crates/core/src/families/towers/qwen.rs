@@ -18,11 +18,16 @@ pub(super) enum Mlp {
 /// Qwen's vision blocks: two norms (RMSNorms where `rms`, else LayerNorms), the attention's
 /// fused biased QKV and biased output projection, and the MLP.
 pub(super) fn qwen_blocks(n: &mut Named, d: u128, i: u128, depth: u128, mlp: Mlp, rms: bool) {
+    qwen_blocks_qkv(n, d, 3 * d, i, depth, mlp, rms)
+}
+
+/// `qwen_blocks` whose fused QKV is `qkv` wide (EXAONE 4.5's fewer K/V heads).
+fn qwen_blocks_qkv(n: &mut Named, d: u128, qkv: u128, i: u128, depth: u128, mlp: Mlp, rms: bool) {
     let l = "blocks.{i}";
     let step = n
         .layers("vision block", depth)
         .norm(&format!("{l}.norm1"), d, rms)
-        .linear(&format!("{l}.attn.qkv"), 3 * d, d, true)
+        .linear(&format!("{l}.attn.qkv"), qkv, d, true)
         .linear(&format!("{l}.attn.proj"), d, d, true)
         .norm(&format!("{l}.norm2"), d, rms);
     match mlp {
@@ -271,4 +276,34 @@ pub fn hyperclovax_vision_projector(top: &Config) -> Result<Option<Vec<TowerBloc
     n.step("projector")
         .linear("", text_hidden(top, 4096)? as u128, out, true);
     n.done(top, "text_config")
+}
+
+/// EXAONE 4.5's vision tower: Qwen2.5-VL's (RMSNorms, a biased gated MLP, the merger after an
+/// RMSNorm) whose attention has `num_key_value_heads` K/V heads.
+pub fn exaone4_5_vision(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
+    let Some(v) = vision(top, &["exaone4_5_vision"])? else {
+        return Ok(None);
+    };
+    let v = v.map(|v| {
+        v.renamed(&[
+            ("num_attention_heads", "num_heads"),
+            ("num_hidden_layers", "depth"),
+        ])
+    });
+    let d = size(&v, "hidden_size", 3584)? as u128;
+    let Some(conv) = patches(&v, 14, d)? else {
+        return Ok(None);
+    };
+    let heads = size(&v, "num_heads", 16)? as u128;
+    let kv = size(&v, "num_key_value_heads", 8)? as u128;
+    let qkv = d + 2 * kv * (d / heads);
+    let i = size(&v, "intermediate_size", 3420)? as u128;
+    let out = size(&v, "out_hidden_size", 3584)? as u128;
+    let depth = size(&v, "depth", 32)? as u128;
+    let mut n = Named::default();
+    n.step("patch embedding")
+        .t("patch_embed.proj.weight", &conv);
+    qwen_blocks_qkv(&mut n, d, qkv, i, depth, Mlp::Gated, true);
+    qwen2_merger(&mut n, &v, d, out, true)?;
+    n.done(top, "vision_config")
 }
