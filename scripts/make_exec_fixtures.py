@@ -641,6 +641,12 @@ CONFIGS = {
                                          layer_types=["linear_attention", "full_attention"]),
                         vision_config=dict(hidden_size=16, intermediate_size=24, num_hidden_layers=1,
                                            num_attention_heads=2, image_size=28, patch_size=14)),
+    # Qianfan-OCR: Qwen3's layers under language_model. as published (transformers 5.25 saves
+    # them as language_model.model.encoder.layers.), beside InternViT under its original names.
+    "qianfan_ocr": dict(model_type="qianfan_ocr", architectures=["QianfanOCRForConditionalGeneration"],
+                        text_config=dict(BASE, model_type="qwen3", head_dim=8),
+                        vision_config=dict(hidden_size=16, intermediate_size=24, num_hidden_layers=1,
+                                           num_attention_heads=2, image_size=[28, 28], patch_size=[14, 14])),
     # GIT: BERT's post-norm layer with learned positions and an embedding LayerNorm, a head with
     # a bias, beside a tiny image encoder (two frame embeddings) that text alone never reads.
     "git": dict(BASE, model_type="git", num_hidden_layers=2, hidden_act="gelu", layer_norm_eps=1e-5,

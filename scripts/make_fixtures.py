@@ -76,6 +76,7 @@ ARCHITECTURES = {
     "instructblipvideo": "InstructBlipVideoForConditionalGeneration",
     "deepseek_vl_hybrid": "DeepseekVLHybridForConditionalGeneration",
     "exaone4_5": "Exaone4_5_ForConditionalGeneration",
+    "qianfan_ocr": "QianfanOCRForConditionalGeneration",
 }
 
 
@@ -999,6 +1000,21 @@ def unseen_exaone4_5(rng):
             "vision_config": vision, "tie_word_embeddings": rng.random() < 0.5}
 
 
+def unseen_qianfan_ocr(rng):
+    """Qianfan-OCR around a small Qwen3: InternViT of its own sizes and options (norms, QK norms,
+    biases, mask token, positions, mean pooling), the pixel shuffle's ratio, the head tied or
+    not."""
+    vision = {"model_type": "qianfan_ocr_vision", "hidden_size": 32, "intermediate_size": rng.choice([48, 64]),
+              "num_hidden_layers": rng.randint(1, 2), "num_attention_heads": 4, "image_size": [56, 56],
+              "patch_size": [14, 14], "norm_type": rng.choice(["layer_norm", "rms_norm"]),
+              "use_qk_norm": rng.random() < 0.5, "attention_bias": rng.random() < 0.5,
+              "use_mask_token": rng.random() < 0.5, "use_absolute_position_embeddings": rng.random() < 0.7,
+              "use_mean_pooling": rng.random() < 0.5}
+    return {"model_type": "qianfan_ocr", "architectures": ["QianfanOCRForConditionalGeneration"],
+            "text_config": unseen_llama_like(rng, "qwen3"), "vision_config": vision,
+            "downsample_ratio": rng.choice([0.5, 1.0]), "tie_word_embeddings": rng.random() < 0.5}
+
+
 def unseen_glm46v(rng):
     """GLM-4.6V around GLM-4.1V's language model and tower (anatomy refuses GLM-4.5V's, whose
     experts this wrapper stores stacked)."""
@@ -1834,6 +1850,7 @@ UNSEEN = {
     "instructblipvideo": lambda rng: unseen_blip(rng, "instructblipvideo", "instructblipvideo", "InstructBlipVideo"),
     "deepseek_vl_hybrid": unseen_deepseek_vl_hybrid,
     "exaone4_5": unseen_exaone4_5,
+    "qianfan_ocr": unseen_qianfan_ocr,
 }
 
 
@@ -1856,7 +1873,7 @@ DEFAULT_TYPES = [
     "video_llama_3", "pp_chart2table", "glmga", "hyperclovax_vision_v2",
     "deepseek_vl", "minicpmv4_6", "minicpmv4_7", "minicpm_ocr", "aria",
     "blip-2", "instructblip", "instructblipvideo", "deepseek_vl_hybrid",
-    "exaone4_5",
+    "exaone4_5", "qianfan_ocr",
 ]
 
 

@@ -739,7 +739,10 @@ def transposed_on_load(model_type, name):
 REVERTED_WRONG = {"kimi_k25": ((r"^language_model\.model\.blocks\.", "language_model.model.layers."),
                                (r"^(language_model\..*)\.self_wqkv\.", r"\1.self_attn.q_proj."),
                                (r"^model\.mm_projector\.", "mm_projector."),
-                               (r"^vision_tower\.encoder\.patch_embed\.", "vision_tower.patch_embed."))}
+                               (r"^vision_tower\.encoder\.patch_embed\.", "vision_tower.patch_embed.")),
+                  # Qianfan-OCR's renaming of the tower's `encoder.layers` to `layers` reverts the
+                  # language model's `layers` too.
+                  "qianfan_ocr": ((r"^language_model\.model\.encoder\.layers\.", "language_model.model.layers."),)}
 
 
 def as_published(model_type, name):

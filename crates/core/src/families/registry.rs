@@ -4700,6 +4700,33 @@ pub static FAMILIES: &[Family] = &[
             ]],
         )
     },
+    // Qianfan-OCR: a Qwen3 language model under `language_model.`, InternVL's tower and
+    // projector under their original names (`vision_model.`, `mlp1.`), as published.
+    Family {
+        text: Some("qwen3"),
+        tie: Tie::Wrapper(false),
+        parts: &[
+            tower("vision tower", "vision_model.", towers::qianfan_ocr_vision),
+            tower(
+                "multimodal projector",
+                "mlp1.",
+                towers::qianfan_ocr_projector,
+            ),
+        ],
+        ..wrapper(
+            "qianfan_ocr",
+            "Qianfan-OCR",
+            &[&[
+                "vision_config",
+                "initializer_range",
+                "image_token_id",
+                "image_seq_length",
+                "projector_hidden_act",
+                "vision_feature_layer",
+                "vision_feature_select_strategy",
+            ]],
+        )
+    },
     // Idefics3 and SmolVLM: a Llama language model under `model.text_model.` (the head beside
     // it), SigLIP's vision encoder and a pixel-shuffle connector.
     idefics3_like("idefics3", "Idefics3"),

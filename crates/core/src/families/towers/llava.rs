@@ -452,15 +452,7 @@ pub fn internvl_projector(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
     let Some(t) = vit(top, &["internvl_vision"], (448, 14, 1024, 4096, 24))? else {
         return Ok(None);
     };
-    let ratio = top.float("downsample_ratio", 0.5)?;
-    if !(ratio > 0.0 && ratio <= 1.0) {
-        return Err(top.err(
-            "downsample_ratio",
-            format!("is {ratio}; give a ratio in (0, 1], as InternVL's pixel shuffle takes"),
-        ));
-    }
-    // Python's int(1 / ratio), squared.
-    let joined = t.hidden * ((1.0 / ratio) as u128).pow(2);
+    let joined = t.hidden * shuffled(top)?;
     let text = text_hidden(top, 4096)? as u128;
     let mut n = Named::default();
     n.step("projector")
@@ -468,6 +460,18 @@ pub fn internvl_projector(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
         .linear("linear_1", text, joined, true)
         .linear("linear_2", text, text, true);
     n.done(top, "text_config")
+}
+
+/// How many patches InternVL's pixel shuffle joins: Python's int(1 / downsample_ratio), squared.
+fn shuffled(top: &Config) -> Result<u128> {
+    let ratio = top.float("downsample_ratio", 0.5)?;
+    if !(ratio > 0.0 && ratio <= 1.0) {
+        return Err(top.err(
+            "downsample_ratio",
+            format!("is {ratio}; give a ratio in (0, 1], as InternVL's pixel shuffle takes"),
+        ));
+    }
+    Ok(((1.0 / ratio) as u128).pow(2))
 }
 
 /// LFM2-VL's vision tower, SigLIP2's NaFlex encoder: a biased linear map of each patch's pixels
@@ -850,4 +854,81 @@ pub fn aria_projector(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
 /// Aria's vision sizes (`Idefics3VisionConfig`, its sub-config's class).
 fn aria<'a>(top: &Config<'a>) -> Result<Option<Vit<'a>>> {
     vit(top, &["idefics3_vision"], (224, 32, 1152, 3072, 12))
+}
+
+/// Qianfan-OCR's vision tower: InternViT under its original names (InternVL's, as its published
+/// checkpoints store them): a class token (and a mask token where `use_mask_token`), a biased
+/// patch convolution, learned positions where `use_absolute_position_embeddings`; layers of two
+/// norms (LayerNorms, or RMSNorms where `norm_type` says so), a fused QKV (biased where
+/// `attention_bias`) with RMSNorms over q and k where `use_qk_norm`, a biased output projection,
+/// two layer-scale vectors and a biased MLP; a last LayerNorm unless `use_mean_pooling`.
+pub fn qianfan_ocr_vision(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
+    let Some(t) = qianfan(top)? else {
+        return Ok(None);
+    };
+    let (d, i, l) = (t.hidden, t.intermediate, "encoder.layers.{i}");
+    let v = &t.v;
+    let on = |key, default| flag(v, key, default);
+    let rms = match v {
+        Some(v) => v.string("norm_type", "layer_norm")? == "rms_norm",
+        None => false,
+    };
+    let mut n = Named::default();
+    let step = n
+        .step("patch embedding")
+        .t("embeddings.class_embedding", &[1, 1, d]);
+    let step = match on("use_mask_token", false)? {
+        true => step.t("embeddings.mask_token", &[1, 1, d]),
+        false => step,
+    };
+    let step = step.linear_shaped("embeddings.patch_embedding", &t.conv_shape(), true);
+    if on("use_absolute_position_embeddings", true)? {
+        step.t("embeddings.position_embedding", &[1, t.patches + 1, d]);
+    }
+    let step = n
+        .layers("encoder layer", t.layers)
+        .norm(&format!("{l}.norm1"), d, rms)
+        .linear(
+            &format!("{l}.attn.qkv"),
+            3 * d,
+            d,
+            on("attention_bias", true)?,
+        );
+    let step = match on("use_qk_norm", false)? {
+        true => step
+            .rms(&format!("{l}.attention.q_norm"), d)
+            .rms(&format!("{l}.attention.k_norm"), d),
+        false => step,
+    };
+    step.linear(&format!("{l}.attn.proj"), d, d, true)
+        .t(&format!("{l}.ls1"), &[d])
+        .norm(&format!("{l}.norm2"), d, rms)
+        .linear(&format!("{l}.mlp.fc1"), i, d, true)
+        .linear(&format!("{l}.mlp.fc2"), d, i, true)
+        .t(&format!("{l}.ls2"), &[d]);
+    if !on("use_mean_pooling", true)? {
+        n.step("last norm").layer_norm("layernorm", d);
+    }
+    n.done(top, "vision_config")
+}
+
+/// Qianfan-OCR's projector: InternVL's (a LayerNorm over the pixel shuffle's joined patches,
+/// two biased maps into and within the text width) under its original names, `mlp1.{0,1,3}`.
+pub fn qianfan_ocr_projector(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
+    let Some(t) = qianfan(top)? else {
+        return Ok(None);
+    };
+    let joined = t.hidden * shuffled(top)?;
+    let text = text_hidden(top, 4096)? as u128;
+    let mut n = Named::default();
+    n.step("projector")
+        .layer_norm("0", joined)
+        .linear("1", text, joined, true)
+        .linear("3", text, text, true);
+    n.done(top, "text_config")
+}
+
+/// Qianfan-OCR's vision sizes (`QianfanOCRVisionConfig`'s defaults, InternViT-300M's).
+fn qianfan<'a>(top: &Config<'a>) -> Result<Option<Vit<'a>>> {
+    vit(top, &["qianfan_ocr_vision"], (448, 14, 1024, 4096, 24))
 }
