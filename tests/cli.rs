@@ -402,29 +402,36 @@ fn exec_fixture(name: &str) -> std::path::PathBuf {
         .join(name)
 }
 
-#[test]
-fn run_writes_the_logits_of_every_position_as_npy() {
+/// `run --logits` of `model` on `ids` (and `extra` arguments): its logits, checked to be
+/// `count` × `vocab`, and their largest difference from `want`.
+fn run_logits(
+    model: &std::path::Path,
+    ids: &str,
+    extra: &[&str],
+    (count, vocab): (usize, usize),
+    want: &[f32],
+) -> f32 {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("logits.npy");
-    let model = exec_fixture("qwen3");
-    let (ids, count, want) = npy::expected(&model);
     anatomy()
-        .args([
-            "run",
-            model.to_str().unwrap(),
-            "--ids",
-            &ids,
-            "--logits",
-            out.to_str().unwrap(),
-        ])
+        .args(["run", model.to_str().unwrap(), "--ids", ids])
+        .args(extra)
+        .args(["--logits", out.to_str().unwrap()])
         .assert()
         .success();
     let (header, data) = npy::read_f32(&out);
     assert!(
-        header.contains(&format!("'shape': ({count}, 97)")),
+        header.contains(&format!("'shape': ({count}, {vocab})")),
         "{header}"
     );
-    let worst = npy::max_diff(&data, &want);
+    npy::max_diff(&data, want)
+}
+
+#[test]
+fn run_writes_the_logits_of_every_position_as_npy() {
+    let model = exec_fixture("qwen3");
+    let (ids, count, want) = npy::expected(&model);
+    let worst = run_logits(&model, &ids, &[], (count, 97), &want);
     assert!(worst < 1e-4, "max |Δlogit| = {worst}");
 }
 
@@ -433,7 +440,6 @@ fn run_writes_the_logits_of_every_position_as_npy() {
 /// transformers' logits; a bad request is refused before the weights load.
 #[test]
 fn run_takes_an_image_as_processed_pixels() {
-    let dir = tempfile::tempdir().unwrap();
     let model = exec_fixture("image/llava");
     let pixels = model.join("pixels.npy");
     let (ids, count, want) = npy::expected(&model);
@@ -441,23 +447,8 @@ fn run_takes_an_image_as_processed_pixels() {
     let one: Vec<&str> = ids.split(',').filter(|&i| i != token).collect();
     let one = [&one[..2], &[token.as_str()], &one[2..]].concat().join(",");
     for given in [ids.as_str(), one.as_str()] {
-        let out = dir.path().join("logits.npy");
-        anatomy()
-            .args(["run", model.to_str().unwrap(), "--ids", given, "--force"])
-            .args([
-                "--pixels",
-                pixels.to_str().unwrap(),
-                "--logits",
-                out.to_str().unwrap(),
-            ])
-            .assert()
-            .success();
-        let (header, data) = npy::read_f32(&out);
-        assert!(
-            header.contains(&format!("'shape': ({count}, 96)")),
-            "{header}"
-        );
-        let worst = npy::max_diff(&data, &want);
+        let extra = ["--pixels", pixels.to_str().unwrap()];
+        let worst = run_logits(&model, given, &extra, (count, 96), &want);
         assert!(worst < 1e-4, "{given}: max |Δlogit| = {worst}");
     }
     let run = |ids: &str, pixels: &std::path::Path| {

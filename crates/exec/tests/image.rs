@@ -8,21 +8,14 @@ use anatomy_exec::{npy, weights::Weights, Cache, Model};
 use candle_core::{Device, Tensor};
 use std::path::Path;
 
-#[path = "../../../tests/support/fixtures.rs"]
-mod fixtures;
+mod common;
+use common::fixtures;
 
 fn load(dir: &Path) -> (Model, Vec<u32>, Vec<Vec<f32>>, Tensor) {
-    let c = anatomy_checkpoint::open(dir).unwrap();
-    let spec = anatomy_checkpoint::spec(&c, false)
-        .unwrap_or_else(|e| panic!("{}: {e}", fixtures::name(dir)));
-    let w = Weights::load(&c, &spec, &mut |_, _| {}).unwrap();
-    let expected: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.join("expected.json")).unwrap()).unwrap();
-    let ids = serde_json::from_value(expected["ids"].clone()).unwrap();
-    let logits = serde_json::from_value(expected["logits"].clone()).unwrap();
+    let (model, ids, logits) = common::load(dir);
     let (shape, values) = npy::decode_f32(&std::fs::read(dir.join("pixels.npy")).unwrap()).unwrap();
     let pixels = Tensor::from_vec(values, shape, &Device::Cpu).unwrap();
-    (Model::new(spec, w).unwrap(), ids, logits, pixels)
+    (model, ids, logits, pixels)
 }
 
 #[test]

@@ -7,22 +7,10 @@ use anatomy_core::graph::Point;
 use anatomy_exec::{weights::Weights, Cache, Model};
 use std::path::Path;
 
-#[path = "../../../tests/support/fixtures.rs"]
-mod fixtures;
+mod common;
+use common::{fixtures, load};
 
 use fixtures::all as fixtures;
-
-fn load(dir: &Path) -> (Model, Vec<u32>, Vec<Vec<f32>>) {
-    let c = anatomy_checkpoint::open(dir).unwrap();
-    let spec = anatomy_checkpoint::spec(&c, false)
-        .unwrap_or_else(|e| panic!("{}: {e}", fixtures::name(dir)));
-    let w = Weights::load(&c, &spec, &mut |_, _| {}).unwrap();
-    let expected: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.join("expected.json")).unwrap()).unwrap();
-    let ids = serde_json::from_value(expected["ids"].clone()).unwrap();
-    let logits = serde_json::from_value(expected["logits"].clone()).unwrap();
-    (Model::new(spec, w).unwrap(), ids, logits)
-}
 
 /// transformers' logits fed one token at a time through its cache, where the fixture holds them
 /// (models with a recurrent state, whose decoding takes another code path); else its one pass.

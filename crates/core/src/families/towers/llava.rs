@@ -395,10 +395,57 @@ fn idefics3<'a>(top: &Config<'a>) -> Result<Option<Vit<'a>>> {
 /// where `use_qk_norm`, a biased output projection, two layer-scale vectors and a biased MLP;
 /// a last LayerNorm unless `use_mean_pooling`.
 pub fn internvl_vision(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
-    let Some(t) = vit(top, &["internvl_vision"], (448, 14, 1024, 4096, 24))? else {
-        return Ok(None);
-    };
-    let (d, i, l) = (t.hidden, t.intermediate, "encoder.layer.{i}");
+    match vit(top, &["internvl_vision"], (448, 14, 1024, 4096, 24))? {
+        Some(t) => intern_vit(top, t, &INTERNVL),
+        None => Ok(None),
+    }
+}
+
+/// InternViT's tensor names: transformers' (InternVL's) or its original code's (Qianfan-OCR's
+/// published checkpoints), and its class's default for `attention_bias`.
+struct InternVit {
+    cls: &'static str,
+    patch: &'static str,
+    positions: &'static str,
+    layer: &'static str,
+    norm1: &'static str,
+    norm2: &'static str,
+    /// The fused QKV's name, or `None` for q, k and v apart (`attention.{q,k,v}_proj`).
+    qkv: Option<&'static str>,
+    proj: &'static str,
+    scales: [&'static str; 2],
+    bias: bool,
+}
+
+const INTERNVL: InternVit = InternVit {
+    cls: "embeddings.cls_token",
+    patch: "embeddings.patch_embeddings.projection",
+    positions: "embeddings.position_embeddings",
+    layer: "encoder.layer.{i}",
+    norm1: "layernorm_before",
+    norm2: "layernorm_after",
+    qkv: None,
+    proj: "attention.projection_layer",
+    scales: ["lambda_1", "lambda_2"],
+    bias: false,
+};
+
+const QIANFAN_OCR: InternVit = InternVit {
+    cls: "embeddings.class_embedding",
+    patch: "embeddings.patch_embedding",
+    positions: "embeddings.position_embedding",
+    layer: "encoder.layers.{i}",
+    norm1: "norm1",
+    norm2: "norm2",
+    qkv: Some("attn.qkv"),
+    proj: "attn.proj",
+    scales: ["ls1", "ls2"],
+    bias: true,
+};
+
+/// InternViT named by `names`.
+fn intern_vit(top: &Config, t: Vit, names: &InternVit) -> Result<Option<Vec<TowerBlock>>> {
+    let (d, i, l) = (t.hidden, t.intermediate, names.layer);
     let v = &t.v;
     let on = |key, default| flag(v, key, default);
     let rms = match v {
@@ -406,40 +453,38 @@ pub fn internvl_vision(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
         None => false,
     };
     let mut n = Named::default();
-    let step = n
-        .step("patch embedding")
-        .t("embeddings.cls_token", &[1, 1, d]);
+    let step = n.step("patch embedding").t(names.cls, &[1, 1, d]);
     let step = match on("use_mask_token", false)? {
         true => step.t("embeddings.mask_token", &[1, 1, d]),
         false => step,
     };
-    let step = step.linear_shaped(
-        "embeddings.patch_embeddings.projection",
-        &t.conv_shape(),
-        true,
-    );
+    let step = step.linear_shaped(names.patch, &t.conv_shape(), true);
     if on("use_absolute_position_embeddings", true)? {
-        step.t("embeddings.position_embeddings", &[1, t.patches + 1, d]);
+        step.t(names.positions, &[1, t.patches + 1, d]);
     }
-    let bias = on("attention_bias", false)?;
+    let bias = on("attention_bias", names.bias)?;
     let step = n
         .layers("encoder layer", t.layers)
-        .norm(&format!("{l}.layernorm_before"), d, rms)
-        .linear(&format!("{l}.attention.q_proj"), d, d, bias)
-        .linear(&format!("{l}.attention.k_proj"), d, d, bias)
-        .linear(&format!("{l}.attention.v_proj"), d, d, bias);
+        .norm(&format!("{l}.{}", names.norm1), d, rms);
+    let step = match names.qkv {
+        Some(qkv) => step.linear(&format!("{l}.{qkv}"), 3 * d, d, bias),
+        None => step
+            .linear(&format!("{l}.attention.q_proj"), d, d, bias)
+            .linear(&format!("{l}.attention.k_proj"), d, d, bias)
+            .linear(&format!("{l}.attention.v_proj"), d, d, bias),
+    };
     let step = match on("use_qk_norm", false)? {
         true => step
             .rms(&format!("{l}.attention.q_norm"), d)
             .rms(&format!("{l}.attention.k_norm"), d),
         false => step,
     };
-    step.linear(&format!("{l}.attention.projection_layer"), d, d, true)
-        .t(&format!("{l}.lambda_1"), &[d])
-        .norm(&format!("{l}.layernorm_after"), d, rms)
+    step.linear(&format!("{l}.{}", names.proj), d, d, true)
+        .t(&format!("{l}.{}", names.scales[0]), &[d])
+        .norm(&format!("{l}.{}", names.norm2), d, rms)
         .linear(&format!("{l}.mlp.fc1"), i, d, true)
         .linear(&format!("{l}.mlp.fc2"), d, i, true)
-        .t(&format!("{l}.lambda_2"), &[d]);
+        .t(&format!("{l}.{}", names.scales[1]), &[d]);
     if !on("use_mean_pooling", true)? {
         n.step("last norm").layer_norm("layernorm", d);
     }
@@ -856,60 +901,13 @@ fn aria<'a>(top: &Config<'a>) -> Result<Option<Vit<'a>>> {
     vit(top, &["idefics3_vision"], (224, 32, 1152, 3072, 12))
 }
 
-/// Qianfan-OCR's vision tower: InternViT under its original names (InternVL's, as its published
-/// checkpoints store them): a class token (and a mask token where `use_mask_token`), a biased
-/// patch convolution, learned positions where `use_absolute_position_embeddings`; layers of two
-/// norms (LayerNorms, or RMSNorms where `norm_type` says so), a fused QKV (biased where
-/// `attention_bias`) with RMSNorms over q and k where `use_qk_norm`, a biased output projection,
-/// two layer-scale vectors and a biased MLP; a last LayerNorm unless `use_mean_pooling`.
+/// Qianfan-OCR's vision tower: InternVL's InternViT (`internvl_vision`) under its original
+/// code's names, its QKV fused and biased by default, as its published checkpoints store it.
 pub fn qianfan_ocr_vision(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
-    let Some(t) = qianfan(top)? else {
-        return Ok(None);
-    };
-    let (d, i, l) = (t.hidden, t.intermediate, "encoder.layers.{i}");
-    let v = &t.v;
-    let on = |key, default| flag(v, key, default);
-    let rms = match v {
-        Some(v) => v.string("norm_type", "layer_norm")? == "rms_norm",
-        None => false,
-    };
-    let mut n = Named::default();
-    let step = n
-        .step("patch embedding")
-        .t("embeddings.class_embedding", &[1, 1, d]);
-    let step = match on("use_mask_token", false)? {
-        true => step.t("embeddings.mask_token", &[1, 1, d]),
-        false => step,
-    };
-    let step = step.linear_shaped("embeddings.patch_embedding", &t.conv_shape(), true);
-    if on("use_absolute_position_embeddings", true)? {
-        step.t("embeddings.position_embedding", &[1, t.patches + 1, d]);
+    match qianfan(top)? {
+        Some(t) => intern_vit(top, t, &QIANFAN_OCR),
+        None => Ok(None),
     }
-    let step = n
-        .layers("encoder layer", t.layers)
-        .norm(&format!("{l}.norm1"), d, rms)
-        .linear(
-            &format!("{l}.attn.qkv"),
-            3 * d,
-            d,
-            on("attention_bias", true)?,
-        );
-    let step = match on("use_qk_norm", false)? {
-        true => step
-            .rms(&format!("{l}.attention.q_norm"), d)
-            .rms(&format!("{l}.attention.k_norm"), d),
-        false => step,
-    };
-    step.linear(&format!("{l}.attn.proj"), d, d, true)
-        .t(&format!("{l}.ls1"), &[d])
-        .norm(&format!("{l}.norm2"), d, rms)
-        .linear(&format!("{l}.mlp.fc1"), i, d, true)
-        .linear(&format!("{l}.mlp.fc2"), d, i, true)
-        .t(&format!("{l}.ls2"), &[d]);
-    if !on("use_mean_pooling", true)? {
-        n.step("last norm").layer_norm("layernorm", d);
-    }
-    n.done(top, "vision_config")
 }
 
 /// Qianfan-OCR's projector: InternVL's (a LayerNorm over the pixel shuffle's joined patches,

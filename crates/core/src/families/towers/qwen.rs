@@ -93,18 +93,32 @@ pub fn qwen2_5_vl_vision(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
     let Some(v) = depth_vision(top, &["qwen2_5_vl", "qwen2_5_vl_vision"])? else {
         return Ok(None);
     };
-    let d = size(&v, "hidden_size", 3584)? as u128;
-    let Some(conv) = patches(&v, 14, d)? else {
+    qwen2_5_tower(top, &v, None)
+}
+
+/// Qwen2.5-VL's tower of the vision config `v`, its attention's K/V heads as many as its heads,
+/// or `kv` of `heads` where given (EXAONE 4.5's).
+fn qwen2_5_tower(
+    top: &Config,
+    v: &Option<Config>,
+    kv: Option<(u128, u128)>,
+) -> Result<Option<Vec<TowerBlock>>> {
+    let d = size(v, "hidden_size", 3584)? as u128;
+    let Some(conv) = patches(v, 14, d)? else {
         return Ok(None);
     };
-    let i = size(&v, "intermediate_size", 3420)? as u128;
-    let out = size(&v, "out_hidden_size", 3584)? as u128;
-    let depth = size(&v, "depth", 32)? as u128;
+    let qkv = match kv {
+        Some((heads, kv)) => d + 2 * kv * (d / heads),
+        None => 3 * d,
+    };
+    let i = size(v, "intermediate_size", 3420)? as u128;
+    let out = size(v, "out_hidden_size", 3584)? as u128;
+    let depth = size(v, "depth", 32)? as u128;
     let mut n = Named::default();
     n.step("patch embedding")
         .t("patch_embed.proj.weight", &conv);
-    qwen_blocks(&mut n, d, i, depth, Mlp::Gated, true);
-    qwen2_merger(&mut n, &v, d, out, true)?;
+    qwen_blocks_qkv(&mut n, d, qkv, i, depth, Mlp::Gated, true);
+    qwen2_merger(&mut n, v, d, out, true)?;
     n.done(top, "vision_config")
 }
 
@@ -290,20 +304,7 @@ pub fn exaone4_5_vision(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
             ("num_hidden_layers", "depth"),
         ])
     });
-    let d = size(&v, "hidden_size", 3584)? as u128;
-    let Some(conv) = patches(&v, 14, d)? else {
-        return Ok(None);
-    };
     let heads = size(&v, "num_heads", 16)? as u128;
     let kv = size(&v, "num_key_value_heads", 8)? as u128;
-    let qkv = d + 2 * kv * (d / heads);
-    let i = size(&v, "intermediate_size", 3420)? as u128;
-    let out = size(&v, "out_hidden_size", 3584)? as u128;
-    let depth = size(&v, "depth", 32)? as u128;
-    let mut n = Named::default();
-    n.step("patch embedding")
-        .t("patch_embed.proj.weight", &conv);
-    qwen_blocks_qkv(&mut n, d, qkv, i, depth, Mlp::Gated, true);
-    qwen2_merger(&mut n, &v, d, out, true)?;
-    n.done(top, "vision_config")
+    qwen2_5_tower(top, &v, Some((heads, kv)))
 }

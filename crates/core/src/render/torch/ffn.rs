@@ -275,7 +275,7 @@ class Activation(nn.Module):
     // inputs).
     let clamp = match which {
         Ffn::Expert => moe.and_then(|m| m.swiglu_limit.map(|l| (l, m.swiglu_plain))),
-        _ => spec.mlp.clamp.map(|l| (l, false)),
+        Ffn::Dense | Ffn::Shared => spec.mlp.clamp.map(|l| (l, false)),
     };
     if let Some((l, plain)) = clamp {
         let (init, split) = if fused {
