@@ -1285,7 +1285,15 @@ IMAGES = {
                      "vision_feature_select_strategy": "full", "multimodal_projector_bias": False,
                      "projector_hidden_act": "gelu_pytorch_tanh",
                      "text_config": LLAVA_TEXT, "vision_config": dict(LLAVA_CLIP, hidden_act="gelu")},
+    # The class's defaults again, seeing a JPEG photo-like image through its CLIP processor
+    # (PIL backend) rather than random pixel values: `run --image`'s end-to-end fixture.
+    "llava-jpeg": {"model_type": "llava", "architectures": ["LlavaForConditionalGeneration"],
+                   "image_token_index": 95, "text_config": LLAVA_TEXT, "vision_config": LLAVA_CLIP},
 }
+# Fixtures whose image is a file, processed by transformers' PIL-backed processor (Pillow
+# needed; see scripts/make_processor_fixtures.py): the processor's settings.
+IMAGE_FILES = {"llava-jpeg": {"image_processor_type": "CLIPImageProcessor", "size": {"shortest_edge": 28},
+                              "crop_size": {"height": 28, "width": 28}}}
 
 
 def image_flops(model, raw, pixels):
@@ -1305,6 +1313,25 @@ def image_flops(model, raw, pixels):
     return sum(counts.get(m, 0) for m in modules)
 
 
+def processed_image(d, settings):
+    """A photo-like JPEG in `d` (image.jpg) with its processor's settings
+    (preprocessor_config.json, every setting written out), and the pixel values transformers'
+    PIL-backed processor makes of it."""
+    import numpy
+    import tempfile
+    from PIL import Image
+    from transformers import AutoImageProcessor
+    rng = numpy.random.default_rng(11)
+    y, x = numpy.mgrid[0:45, 0:61]
+    rgb = numpy.stack([x * 4.0, y * 5.0, (x + y) * 2.0], -1) + rng.normal(0, 30, (45, 61, 3))
+    Image.fromarray(numpy.clip(rgb, 0, 255).astype(numpy.uint8)).save(d / "image.jpg", quality=90)
+    with tempfile.TemporaryDirectory() as tmp:
+        (Path(tmp) / "preprocessor_config.json").write_text(json.dumps(settings))
+        processor = AutoImageProcessor.from_pretrained(tmp, backend="pil")
+    (d / "preprocessor_config.json").write_text(json.dumps(processor.to_dict(), indent=2) + "\n")
+    return processor(images=Image.open(d / "image.jpg"), return_tensors="pt")["pixel_values"]
+
+
 def make_image(name, raw):
     import numpy
     torch.manual_seed(0)
@@ -1312,12 +1339,15 @@ def make_image(name, raw):
     config._attn_implementation = "eager"
     model = randomize(model_of(config, raw).float().eval())
     v = config.vision_config
-    pixels = torch.randn(1, v.num_channels, v.image_size, v.image_size)
+    d = OUT / "image" / name
+    d.mkdir(parents=True, exist_ok=True)
+    if name in IMAGE_FILES:
+        pixels = processed_image(d, IMAGE_FILES[name])
+    else:
+        pixels = torch.randn(1, v.num_channels, v.image_size, v.image_size)
     grid = (v.image_size // v.patch_size) ** 2
     features = grid + (raw.get("vision_feature_select_strategy", "default") == "full")
     ids = [5, 17] + [raw["image_token_index"]] * features + [42, 3, 90, 11]
-    d = OUT / "image" / name
-    d.mkdir(parents=True, exist_ok=True)
     save_model(d, model)
     with torch.no_grad():
         logits = model(input_ids=torch.tensor([ids]), pixel_values=pixels).logits[0]

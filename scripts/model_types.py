@@ -73,7 +73,7 @@ def towers(binary, model_type):
     if not all(t["tensors"] > 0 for t in stats.get("towers", {}).values()):
         return "towers not all known"
     if "image" in stats:
-        return "towers named and drawn, run on an image (--pixels)"
+        return "towers named and drawn, run on an image (--image, --pixels)"
     return "towers named and drawn, not run"
 
 

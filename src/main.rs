@@ -174,8 +174,14 @@ enum Command {
         /// An image already processed as the model's processor makes it: an f32 .npy file
         /// [channels, height, width] (LLaVA). Its features replace the prompt's image
         /// placeholder tokens: one per feature, or one that stands for them all.
-        #[arg(long, value_name = "FILE.npy")]
+        #[arg(long, value_name = "FILE.npy", conflicts_with = "image")]
         pixels: Option<PathBuf>,
+        /// An image file (PNG or JPEG) for the model to see, made into pixel values by the
+        /// checkpoint's own image processor (preprocessor_config.json) as transformers' PIL
+        /// backend makes them (LLaVA). Its features replace the prompt's image placeholder
+        /// tokens, as with --pixels.
+        #[arg(long, value_name = "FILE")]
+        image: Option<PathBuf>,
         /// Token ids instead of a prompt, comma-separated (`1,2,3`).
         #[arg(long, value_delimiter = ',')]
         ids: Option<Vec<u32>>,
@@ -683,6 +689,7 @@ fn run_command(command: Command, lenient: bool) -> Result<String, Error> {
             model,
             prompt,
             pixels,
+            image,
             ids,
             chat,
             max_tokens,
@@ -710,9 +717,14 @@ fn run_command(command: Command, lenient: bool) -> Result<String, Error> {
                 std::env::set_var("CANDLE_NUM_THREADS", n.to_string());
                 std::env::set_var("RAYON_NUM_THREADS", n.to_string());
             }
+            let picture = match (pixels, image) {
+                (Some(p), _) => Some(session::Picture::Pixels(p)),
+                (None, Some(i)) => Some(session::Picture::File(i)),
+                (None, None) => None,
+            };
             let req = Request {
                 prompt,
-                pixels,
+                picture,
                 ids,
                 chat,
                 max_tokens,
@@ -1068,7 +1080,7 @@ fn verify(arg: &str, data: bool, json: bool, lenient: bool) -> Result<String, Fa
 /// What `run` was asked for, besides the model.
 struct Request {
     prompt: Option<String>,
-    pixels: Option<PathBuf>,
+    picture: Option<session::Picture>,
     ids: Option<Vec<u32>>,
     chat: bool,
     max_tokens: u64,
@@ -1182,8 +1194,8 @@ fn run_model(path: &Path, req: Request, lenient: bool) -> Result<String, Error> 
     };
     // An image: read before the weights (a bad file fails fast), its placeholders as the
     // processor expands them.
-    let pixels = match &req.pixels {
-        Some(p) => Some(session::pixels(p, &opened.spec)?),
+    let pixels = match &req.picture {
+        Some(p) => Some(session::pixels(p, &opened)?),
         None => None,
     };
     let ids = match pixels {
@@ -1375,11 +1387,11 @@ fn run_tiny(model: &str, req: Request, lenient: bool) -> Result<String, Error> {
     if let Some(out) = &req.logits {
         output::check_target(out, req.force)?;
     }
-    if req.pixels.is_some() {
+    if let Some(p) = &req.picture {
         return Err(Error::new(
             &shown,
-            "--pixels",
-            "a tiny copy is the language model alone, on random weights: it has no tower to run an image through; run a checkpoint with --pixels",
+            p.flag(),
+            format!("a tiny copy is the language model alone, on random weights: it has no tower to run an image through; run a checkpoint with {}", p.flag()),
         ));
     }
     let (g, _) = build(model, lenient)?;

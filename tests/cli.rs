@@ -485,6 +485,44 @@ fn run_takes_an_image_as_processed_pixels() {
         .stderr(predicate::str::contains("no tower to run an image through"));
 }
 
+/// `run --image`: a LLaVA sees a JPEG through its own CLIP processor (preprocessor_config.json)
+/// to transformers' logits for the same file through its PIL-backed processor; a checkpoint
+/// without a processor, and a processor whose crop the tower does not take, are refused before
+/// the weights load.
+#[test]
+fn run_takes_an_image_file_through_the_checkpoints_processor() {
+    let model = exec_fixture("image/llava-jpeg");
+    let image = model.join("image.jpg");
+    let (ids, count, want) = npy::expected(&model);
+    let extra = ["--image", image.to_str().unwrap()];
+    let worst = run_logits(&model, &ids, &extra, (count, 96), &want);
+    assert!(worst < 1e-4, "max |Δlogit| = {worst}");
+    let refused = |model: &std::path::Path| {
+        anatomy()
+            .args(["run", model.to_str().unwrap(), "--ids", &ids])
+            .args(["--image", image.to_str().unwrap()])
+            .assert()
+            .code(2)
+    };
+    refused(&exec_fixture("image/llava")).stderr(
+        predicate::str::contains("preprocessor_config.json").and(predicate::str::contains(
+            "is missing (and no processor_config.json beside it)",
+        )),
+    );
+    let dir = tempfile::tempdir().unwrap();
+    for f in ["config.json", "model.safetensors"] {
+        std::fs::copy(model.join(f), dir.path().join(f)).unwrap();
+    }
+    std::fs::write(
+        dir.path().join("preprocessor_config.json"),
+        r#"{"image_processor_type": "CLIPImageProcessor", "size": {"shortest_edge": 28}, "crop_size": 24}"#,
+    )
+    .unwrap();
+    refused(dir.path()).stderr(predicate::str::contains(
+        "comes out of the checkpoint's image processor as [3, 24, 24] pixel values; this tower takes [3, 28, 28]",
+    ));
+}
+
 #[test]
 fn run_rejects_bad_requests() {
     let model = exec_fixture("llama");

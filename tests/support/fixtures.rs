@@ -46,6 +46,19 @@ pub fn images() -> Vec<PathBuf> {
     checkpoints(&root().join("image"))
 }
 
+/// Images through image processors (`scripts/make_processor_fixtures.py`): each folder holds
+/// `image.png` or `image.jpg`, the processor's config and transformers' `pixels.npy`.
+#[allow(dead_code)]
+pub fn processed() -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = std::fs::read_dir(root().join("processor"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.join("pixels.npy").is_file())
+        .collect();
+    out.sort();
+    out
+}
+
 /// The toy copies of the catalog's configs, one per catalog entry.
 #[allow(dead_code)]
 pub fn toys() -> Vec<PathBuf> {

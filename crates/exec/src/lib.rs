@@ -12,6 +12,7 @@ mod math;
 pub mod model;
 pub mod npy;
 mod pool;
+pub mod processor;
 pub mod qlinear;
 pub mod rope;
 pub mod session;

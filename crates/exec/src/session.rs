@@ -218,22 +218,68 @@ pub fn image_logits_npy(
     npy(&model.forward_image(ids, pixels, &mut Cache::new(model.spec.layers as usize))?)
 }
 
-/// An image as the model's processor leaves it, from an f32 `.npy` file ([channels, height,
-/// width], or with a leading 1), for a model that runs images: read only where the file's size
-/// is what such an array needs, so nothing larger is allocated.
-pub fn pixels(path: &Path, spec: &Spec) -> Result<candle_core::Tensor, Error> {
+/// An image given to `run`: pixel values already processed (`--pixels`), or an image file for
+/// the checkpoint's own image processor (`--image`).
+pub enum Picture {
+    Pixels(std::path::PathBuf),
+    File(std::path::PathBuf),
+}
+
+impl Picture {
+    pub fn flag(&self) -> &'static str {
+        match self {
+            Picture::Pixels(_) => "--pixels",
+            Picture::File(_) => "--image",
+        }
+    }
+
+    pub fn path(&self) -> &Path {
+        match self {
+            Picture::Pixels(p) | Picture::File(p) => p,
+        }
+    }
+}
+
+/// The pixel values of `picture` for the model `opened` holds: the `.npy` file read, or the
+/// image file through the image processor beside the checkpoint; either checked against what
+/// the tower takes before any weight is read.
+pub fn pixels(picture: &Picture, opened: &Opened) -> Result<candle_core::Tensor, Error> {
+    let spec = &opened.spec;
+    let path = picture.path();
     let shown = path.display().to_string();
     let Some(input) = &spec.image else {
         return Err(Error::new(
             &shown,
-            "--pixels",
+            picture.flag(),
             format!(
                 "is given, but anatomy runs no image through a {} ({}) yet; give a text prompt",
                 spec.family, spec.model_type
             ),
         ));
     };
-    let values = input.encoder.pixels();
+    match picture {
+        Picture::Pixels(_) => npy_pixels(path, input.encoder.pixels()),
+        Picture::File(_) => {
+            let folder = Path::new(&opened.checkpoint.path);
+            let pixels = crate::processor::pixels(path, folder)?;
+            let want = input.encoder.shape().map(|n| n as usize);
+            if pixels.dims() != want {
+                return Err(Error::file(
+                    &shown,
+                    format!(
+                        "comes out of the checkpoint's image processor as {:?} pixel values; this tower takes {want:?} (channels, height, width): the processor's settings do not fit the model",
+                        pixels.dims()
+                    ),
+                ));
+            }
+            Ok(pixels)
+        }
+    }
+}
+
+/// An f32 `.npy` file of at most about `values` values.
+fn npy_pixels(path: &Path, values: u64) -> Result<candle_core::Tensor, Error> {
+    let shown = path.display().to_string();
     let size = std::fs::metadata(path)
         .map_err(|e| Error::file(&shown, e.to_string()))?
         .len();

@@ -529,6 +529,9 @@ impl Snapshot<'_> {
                     "generation_config.json",
                     "tokenizer.json",
                     "tokenizer_config.json",
+                    // The image processor's settings, for `run --image`.
+                    "preprocessor_config.json",
+                    "processor_config.json",
                 ] {
                     if self.has(f) {
                         self.fetch(f)?;

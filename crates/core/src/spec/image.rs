@@ -52,8 +52,13 @@ impl ImageEncoder {
 
     /// Values of one processed image: channels × height × width.
     pub fn pixels(&self) -> u64 {
+        self.shape().iter().product()
+    }
+
+    /// The processed image it takes: channels, height, width.
+    pub fn shape(&self) -> [u64; 3] {
         match self {
-            ImageEncoder::Llava(l) => l.channels * l.image * l.image,
+            ImageEncoder::Llava(l) => [l.channels, l.image, l.image],
         }
     }
 

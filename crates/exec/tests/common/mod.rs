@@ -7,6 +7,7 @@ use std::path::Path;
 pub mod fixtures;
 
 /// The fixture's model, its token ids and transformers' logits for them (`expected.json`).
+#[allow(dead_code)]
 pub fn load(dir: &Path) -> (Model, Vec<u32>, Vec<Vec<f32>>) {
     let c = anatomy_checkpoint::open(dir).unwrap();
     let spec = anatomy_checkpoint::spec(&c, false)

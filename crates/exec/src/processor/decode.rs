@@ -1,0 +1,162 @@
+//! An image file to 8-bit RGB, as transformers' image processors see it: decoded as Pillow
+//! decodes it (JPEG through libjpeg-turbo's decoder, which Pillow's wheels bundle: mozjpeg's
+//! is the same code), then `convert_to_rgb`: grey replicated, and any transparency composited
+//! onto white with Pillow's `alpha_composite` rounding.
+
+use super::resample::Image;
+
+/// Pillow refuses images over twice its `MAX_IMAGE_PIXELS` as decompression bombs; so does
+/// anatomy, before allocating them.
+pub const MAX_PIXELS: u64 = 2 * 89_478_485;
+
+/// An image made RGB, and whether that changed it (it was grey or had transparency).
+pub struct Decoded {
+    pub image: Image,
+    pub converted: bool,
+}
+
+/// The file's bytes as an RGB image, or what is wrong with them.
+pub fn rgb(bytes: &[u8]) -> Result<Decoded, String> {
+    if bytes.starts_with(b"\x89PNG\r\n\x1a\n") {
+        png(bytes)
+    } else if bytes.starts_with(&[0xff, 0xd8, 0xff]) {
+        jpeg(bytes)
+    } else {
+        Err("is neither a PNG nor a JPEG file (anatomy reads those two)".into())
+    }
+}
+
+fn check_size(width: usize, height: usize) -> Result<(), String> {
+    let pixels = width as u64 * height as u64;
+    if pixels == 0 {
+        return Err(format!("is {width}×{height} pixels: an empty image"));
+    }
+    if pixels > MAX_PIXELS {
+        return Err(format!(
+            "is {width}×{height} pixels; images over {MAX_PIXELS} pixels are refused, as Pillow refuses them"
+        ));
+    }
+    Ok(())
+}
+
+fn png(bytes: &[u8]) -> Result<Decoded, String> {
+    use png::{BitDepth, ColorType, Transformations};
+    let mut decoder = png::Decoder::new(std::io::Cursor::new(bytes));
+    // Palettes to RGB, a transparent colour to an alpha channel, 1–4-bit grey to 8 bits.
+    decoder.set_transformations(Transformations::EXPAND);
+    let bad = |e: png::DecodingError| format!("is not a PNG file anatomy can read: {e}");
+    let mut reader = decoder.read_info().map_err(bad)?;
+    let info = reader.info();
+    check_size(info.width as usize, info.height as usize)?;
+    if info.bit_depth == BitDepth::Sixteen {
+        return Err(
+            "is a 16-bit PNG; anatomy reads 8-bit PNGs (and palette or 1–4-bit grey ones)".into(),
+        );
+    }
+    let size = reader
+        .output_buffer_size()
+        .ok_or("is a PNG too large to decode")?;
+    let mut buf = vec![0u8; size];
+    let frame = reader.next_frame(&mut buf).map_err(bad)?;
+    buf.truncate(frame.buffer_size());
+    let (width, height) = (frame.width as usize, frame.height as usize);
+    let converted = frame.color_type != ColorType::Rgb;
+    let data = match frame.color_type {
+        ColorType::Rgb => buf,
+        ColorType::Grayscale => buf.iter().flat_map(|&g| [g; 3]).collect(),
+        ColorType::Rgba => buf
+            .chunks_exact(4)
+            .flat_map(|p| over_white([p[0], p[1], p[2]], p[3]))
+            .collect(),
+        ColorType::GrayscaleAlpha => buf
+            .chunks_exact(2)
+            .flat_map(|p| over_white([p[0]; 3], p[1]))
+            .collect(),
+        ColorType::Indexed => return Err("is a palette PNG that did not expand".into()),
+    };
+    Ok(Decoded {
+        image: Image {
+            width,
+            height,
+            channels: 3,
+            data,
+        },
+        converted,
+    })
+}
+
+/// A pixel of alpha `a` composited onto opaque white, as Pillow's `alpha_composite` rounds it
+/// (7 extra bits, divisions by 255 as shifts).
+fn over_white(rgb: [u8; 3], a: u8) -> [u8; 3] {
+    let a = u32::from(a);
+    rgb.map(|c| {
+        let t = u32::from(c) * a * 128 + 255 * (255 - a) * 128 + (0x80 << 7);
+        ((((t >> 8) + t) >> 8) >> 7) as u8
+    })
+}
+
+fn jpeg(bytes: &[u8]) -> Result<Decoded, String> {
+    use mozjpeg::ColorSpace;
+    // libjpeg reports a bad file by unwinding out of its error handler.
+    let decoded = std::panic::catch_unwind(|| -> Result<Decoded, String> {
+        let bad = |e: std::io::Error| format!("is not a JPEG file anatomy can read: {e}");
+        let d = mozjpeg::Decompress::new_mem(bytes).map_err(bad)?;
+        check_size(d.width(), d.height())?;
+        let converted = d.color_space() == ColorSpace::JCS_GRAYSCALE;
+        match d.color_space() {
+            ColorSpace::JCS_GRAYSCALE | ColorSpace::JCS_YCbCr | ColorSpace::JCS_RGB => {}
+            other => {
+                return Err(format!(
+                "is a JPEG in {other:?}; anatomy reads greyscale, YCbCr and RGB JPEGs (not CMYK)"
+            ))
+            }
+        }
+        let mut started = d.rgb().map_err(bad)?;
+        let (width, height) = (started.width(), started.height());
+        let data: Vec<u8> = started.read_scanlines().map_err(bad)?;
+        started.finish().map_err(bad)?;
+        Ok(Decoded {
+            image: Image {
+                width,
+                height,
+                channels: 3,
+                data,
+            },
+            converted,
+        })
+    });
+    match decoded {
+        Ok(result) => result,
+        Err(panic) => {
+            let why = panic
+                .downcast_ref::<String>()
+                .map(String::as_str)
+                .or_else(|| panic.downcast_ref::<&str>().copied())
+                .unwrap_or("libjpeg stopped");
+            Err(format!("is not a JPEG file anatomy can read: {why}"))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn compositing_keeps_opaque_and_whitens_clear() {
+        assert_eq!(over_white([10, 20, 30], 255), [10, 20, 30]);
+        assert_eq!(over_white([10, 20, 30], 0), [255, 255, 255]);
+    }
+
+    #[test]
+    fn other_bytes_are_refused() {
+        assert!(rgb(b"GIF89a")
+            .err()
+            .unwrap()
+            .contains("neither a PNG nor a JPEG"));
+        let cut = rgb(&[0xff, 0xd8, 0xff, 0xe0, 0, 16]).err().unwrap();
+        assert!(cut.contains("not a JPEG file"), "{cut}");
+        let cut = rgb(b"\x89PNG\r\n\x1a\n\0\0").err().unwrap();
+        assert!(cut.contains("not a PNG file"), "{cut}");
+    }
+}

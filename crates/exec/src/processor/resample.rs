@@ -1,0 +1,263 @@
+//! Pillow's resize of an 8-bit image with a convolution filter (`Image.resize`, which
+//! transformers' PIL-backed image processors call), to the bit: each output pixel's weights in
+//! f64, turned to 22-bit fixed point, a horizontal pass rounded to 8 bits, then a vertical one,
+//! as Pillow's `libImaging/Resample.c` does. Channels are independent.
+
+/// Pillow's resampling filters that resize by convolution (`PIL.Image.Resampling`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Filter {
+    Box,
+    Bilinear,
+    Hamming,
+    Bicubic,
+    Lanczos,
+}
+
+impl Filter {
+    /// Half the filter's width at scale 1.
+    fn support(self) -> f64 {
+        match self {
+            Filter::Box => 0.5,
+            Filter::Bilinear | Filter::Hamming => 1.0,
+            Filter::Bicubic => 2.0,
+            Filter::Lanczos => 3.0,
+        }
+    }
+
+    fn weight(self, x: f64) -> f64 {
+        use std::f64::consts::PI;
+        let sinc = |x: f64| {
+            if x == 0.0 {
+                1.0
+            } else {
+                (x * PI).sin() / (x * PI)
+            }
+        };
+        match self {
+            Filter::Box => {
+                if x > -0.5 && x <= 0.5 {
+                    1.0
+                } else {
+                    0.0
+                }
+            }
+            Filter::Bilinear => {
+                let x = x.abs();
+                if x < 1.0 {
+                    1.0 - x
+                } else {
+                    0.0
+                }
+            }
+            Filter::Hamming => {
+                let x = x.abs();
+                if x == 0.0 {
+                    1.0
+                } else if x >= 1.0 {
+                    0.0
+                } else {
+                    let x = x * PI;
+                    // Pillow writes the window's constants as C floats (0.54f, 0.46f).
+                    x.sin() / x * (f64::from(0.54f32) + f64::from(0.46f32) * x.cos())
+                }
+            }
+            Filter::Bicubic => {
+                // Keys' cubic with a = -0.5, as Pillow's.
+                let a = -0.5;
+                let x = x.abs();
+                if x < 1.0 {
+                    ((a + 2.0) * x - (a + 3.0)) * x * x + 1.0
+                } else if x < 2.0 {
+                    (((x - 5.0) * x + 8.0) * x - 4.0) * a
+                } else {
+                    0.0
+                }
+            }
+            Filter::Lanczos => {
+                if (-3.0..3.0).contains(&x) {
+                    sinc(x) * sinc(x / 3.0)
+                } else {
+                    0.0
+                }
+            }
+        }
+    }
+}
+
+/// Fraction bits of the fixed-point weights: two bits of headroom over 8-bit sums in 32 bits.
+const PRECISION: u32 = 32 - 8 - 2;
+
+/// One output pixel's source span and fixed-point weights.
+struct Taps {
+    first: usize,
+    weights: Vec<i32>,
+}
+
+/// Pillow's `precompute_coeffs` and `normalize_coeffs_8bpc` for `from` input pixels to `to`.
+fn taps(from: usize, to: usize, filter: Filter) -> Vec<Taps> {
+    let scale = from as f64 / to as f64;
+    let filterscale = scale.max(1.0);
+    let support = filter.support() * filterscale;
+    let ss = 1.0 / filterscale;
+    (0..to)
+        .map(|xx| {
+            let center = (xx as f64 + 0.5) * scale;
+            // C's casts truncate toward zero; the low bound is clamped at 0 after.
+            let lo = ((center - support + 0.5) as i64).max(0) as usize;
+            let hi = ((center + support + 0.5) as i64).min(from as i64) as usize;
+            let w: Vec<f64> = (lo..hi)
+                .map(|x| filter.weight((x as f64 - center + 0.5) * ss))
+                .collect();
+            let total: f64 = w.iter().sum();
+            let weights = w
+                .iter()
+                .map(|&w| {
+                    let w = if total != 0.0 { w / total } else { w };
+                    let fixed = w * f64::from(1u32 << PRECISION);
+                    if w < 0.0 {
+                        (fixed - 0.5) as i32
+                    } else {
+                        (fixed + 0.5) as i32
+                    }
+                })
+                .collect();
+            Taps { first: lo, weights }
+        })
+        .collect()
+}
+
+/// A fixed-point sum back to 8 bits, rounded (the sums start at half a unit) and clamped.
+fn clip8(sum: i64) -> u8 {
+    if sum >= (1i64 << PRECISION << 8) {
+        255
+    } else if sum <= 0 {
+        0
+    } else {
+        (sum >> PRECISION) as u8
+    }
+}
+
+/// An interleaved 8-bit image: `height` rows of `width` pixels of `channels` bytes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Image {
+    pub width: usize,
+    pub height: usize,
+    pub channels: usize,
+    pub data: Vec<u8>,
+}
+
+impl Image {
+    /// Resized to `width` × `height` as Pillow's `Image.resize(…, resample=filter)` with no box
+    /// and no reducing gap: a pass only along each axis whose size changes, the horizontal one
+    /// first unless the image widens while it shortens (Pillow 13 then shortens it first, which
+    /// rounds differently; Pillow 12 and before always went horizontal first).
+    pub fn resize(&self, width: usize, height: usize, filter: Filter) -> Image {
+        let horizontal = |i: &Image| match width != i.width {
+            true => i.pass(width, filter, true),
+            false => i.clone(),
+        };
+        let vertical = |i: &Image| match height != i.height {
+            true => i.pass(height, filter, false),
+            false => i.clone(),
+        };
+        if width > self.width && height < self.height {
+            horizontal(&vertical(self))
+        } else {
+            vertical(&horizontal(self))
+        }
+    }
+
+    /// One pass along rows (`horizontal`) or columns to `size` pixels.
+    fn pass(&self, size: usize, filter: Filter, horizontal: bool) -> Image {
+        let c = self.channels;
+        let (width, height) = if horizontal {
+            (size, self.height)
+        } else {
+            (self.width, size)
+        };
+        let taps = taps(
+            if horizontal { self.width } else { self.height },
+            size,
+            filter,
+        );
+        let mut data = vec![0u8; width * height * c];
+        for y in 0..height {
+            for x in 0..width {
+                let t = &taps[if horizontal { x } else { y }];
+                for ch in 0..c {
+                    let mut sum = 1i64 << (PRECISION - 1);
+                    for (i, &w) in t.weights.iter().enumerate() {
+                        let (sx, sy) = if horizontal {
+                            (t.first + i, y)
+                        } else {
+                            (x, t.first + i)
+                        };
+                        sum += i64::from(self.data[(sy * self.width + sx) * c + ch]) * i64::from(w);
+                    }
+                    data[(y * width + x) * c + ch] = clip8(sum);
+                }
+            }
+        }
+        Image {
+            width,
+            height,
+            channels: c,
+            data,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn image(width: usize, height: usize, data: Vec<u8>) -> Image {
+        Image {
+            width,
+            height,
+            channels: 1,
+            data,
+        }
+    }
+
+    /// Each output pixel's weights sum to one (in fixed point, within rounding).
+    #[test]
+    fn weights_sum_to_one() {
+        for filter in [
+            Filter::Box,
+            Filter::Bilinear,
+            Filter::Hamming,
+            Filter::Bicubic,
+            Filter::Lanczos,
+        ] {
+            for (from, to) in [(37, 28), (28, 37), (53, 7), (5, 64)] {
+                for t in taps(from, to, filter) {
+                    let sum: i64 = t.weights.iter().map(|&w| i64::from(w)).sum();
+                    let n = t.weights.len() as i64;
+                    assert!(
+                        (sum - (1 << PRECISION)).abs() <= n,
+                        "{filter:?} {from}→{to}"
+                    );
+                }
+            }
+        }
+    }
+
+    proptest! {
+        /// A flat image stays flat through any filter and size.
+        #[test]
+        fn a_flat_image_stays_flat(v in any::<u8>(), w in 1usize..40, h in 1usize..40, tw in 1usize..40, th in 1usize..40) {
+            let out = image(w, h, vec![v; w * h]).resize(tw, th, Filter::Bicubic);
+            prop_assert!(out.data.iter().all(|&x| x == v));
+            prop_assert_eq!(out.data.len(), tw * th);
+        }
+    }
+
+    /// Halving by Box averages each pair, rounded half up as Pillow rounds.
+    #[test]
+    fn box_halving_averages_pairs() {
+        let out = image(4, 1, vec![0, 1, 10, 20]).resize(2, 1, Filter::Box);
+        assert_eq!(out.data, vec![1, 15]);
+    }
+}

@@ -1,0 +1,127 @@
+"""Fixtures for `run --image`: small images, each with an image processor's config and the pixel
+values transformers' PIL-backed processor (`AutoImageProcessor.from_pretrained(dir,
+backend="pil")`) makes of it, in crates/exec/tests/fixtures/processor/<case>/.
+
+Each case is one image file (PNG or JPEG as Pillow writes them: RGB, RGBA, grey, palette with a
+transparent colour, 4:2:0, 4:4:4 and progressive JPEG), one processor (CLIP, SigLIP, ViT, BLIP,
+BiT: their classes' defaults, sizes that shrink, grow and crop past the image, every convolution
+filter) and `pixels.npy` ([3, H, W], f32). `torchvision.json` records how far transformers'
+torchvision backend (its default where torchvision is installed) is from the PIL backend on the
+same case, for the notes; the tests do not read it.
+
+Needs Pillow beside the reference venv (and torchvision for torchvision.json), e.g.
+    pip install --target ~/.cache/anatomy/imgsite --no-deps pillow torchvision
+    PYTHONPATH=~/.cache/anatomy/imgsite python scripts/make_processor_fixtures.py
+"""
+
+import json
+import pathlib
+import shutil
+import tempfile
+
+import numpy
+from PIL import Image
+from transformers import AutoImageProcessor
+
+OUT = pathlib.Path(__file__).resolve().parent.parent / "crates/exec/tests/fixtures/processor"
+
+
+def picture(height=37, width=53, seed=7):
+    """A gradient with noise: every filter's taps see different values."""
+    rng = numpy.random.default_rng(seed)
+    y, x = numpy.mgrid[0:height, 0:width]
+    base = numpy.stack([x * 255 / width, y * 255 / height, (x + y) * 127 / (width + height)], -1)
+    return numpy.clip(base + rng.normal(0, 40, base.shape), 0, 255).astype(numpy.uint8)
+
+
+def images():
+    rgb = picture()
+    alpha = numpy.random.default_rng(8).integers(0, 256, rgb.shape[:2], dtype=numpy.uint8)
+    palette = Image.fromarray(rgb).convert("P", palette=Image.ADAPTIVE, colors=16)
+    palette.info["transparency"] = 3
+    return {
+        "rgb.png": lambda p: Image.fromarray(rgb).save(p),
+        "rgba.png": lambda p: Image.fromarray(numpy.dstack([rgb, alpha])).save(p),
+        "grey-alpha.png": lambda p: Image.fromarray(numpy.dstack([rgb[..., 1], alpha]), "LA").save(p),
+        "palette.png": lambda p: palette.save(p, transparency=3),
+        "grey.png": lambda p: Image.fromarray(rgb[..., 0]).save(p),
+        "q75.jpg": lambda p: Image.fromarray(rgb).save(p, quality=75),
+        "q95-444.jpg": lambda p: Image.fromarray(rgb).save(p, quality=95, subsampling=0),
+        "progressive.jpg": lambda p: Image.fromarray(picture(41, 29, 9)).save(p, quality=80, progressive=True),
+        "grey.jpg": lambda p: Image.fromarray(rgb[..., 2]).save(p),
+    }
+
+
+CLIP = "CLIPImageProcessor"
+# case: (image, the processor's class, its settings beside the class defaults, file name)
+CASES = {
+    "clip-png": ("rgb.png", CLIP, {"size": {"shortest_edge": 28}, "crop_size": {"height": 28, "width": 28}}),
+    "clip-jpeg": ("q75.jpg", CLIP, {"size": {"shortest_edge": 28}, "crop_size": {"height": 28, "width": 28}}),
+    "clip-444": ("q95-444.jpg", CLIP, {"size": {"shortest_edge": 24}, "crop_size": {"height": 24, "width": 24}}),
+    "clip-grow-crop-wide": ("progressive.jpg", CLIP,
+                            {"size": {"shortest_edge": 64}, "crop_size": {"height": 48, "width": 60}}),
+    "clip-crop-past-image": ("grey.jpg", CLIP,
+                             {"size": {"shortest_edge": 20}, "crop_size": {"height": 33, "width": 24}}),
+    "clip-rgba": ("rgba.png", CLIP, {"size": 30, "crop_size": 26}),
+    "clip-grey-alpha-lanczos": ("grey-alpha.png", CLIP, {"size": {"shortest_edge": 31}, "resample": 1,
+                                                         "crop_size": {"height": 31, "width": 31}}),
+    "siglip-palette-bilinear": ("palette.png", "SiglipImageProcessor",
+                                {"size": {"height": 30, "width": 45}, "resample": 2}),
+    "vit-grey-hamming": ("grey.png", "ViTImageProcessor", {"size": [20, 70], "resample": 5, "do_convert_rgb": True}),
+    "blip-box": ("rgb.png", "BlipImageProcessor", {"size": 40, "resample": 4, "image_mean": 0.3}),
+    "bit-no-normalize": ("rgb.png", "BitImageProcessor",
+                         {"size": {"shortest_edge": 16}, "crop_size": {"height": 16, "width": 16},
+                          "do_normalize": False}),
+    # Wider and shorter: Pillow 13 shrinks the height first.
+    "siglip-widen-shorten": ("rgb.png", "SiglipImageProcessor", {"size": {"height": 20, "width": 90}}),
+    "siglip-no-resize": ("q75.jpg", "SiglipImageProcessor", {"do_resize": False, "do_rescale": False}),
+}
+# Cases whose config is saved nested in processor_config.json, as a processor's save_pretrained
+# writes it since transformers 5, rather than as preprocessor_config.json.
+NESTED = {"clip-jpeg"}
+# Cases saved with every setting written out, as save_pretrained writes them; the others keep
+# only the settings given, so that the rest come from the class's defaults.
+FULL = {"clip-png", "clip-jpeg"}
+
+
+def main():
+    if OUT.exists():
+        shutil.rmtree(OUT)
+    makers = images()
+    for case, (image, cls, settings) in CASES.items():
+        d = OUT / case
+        d.mkdir(parents=True)
+        path = d / ("image" + pathlib.Path(image).suffix)
+        makers[image](path)
+        config = {"image_processor_type": cls, **settings}
+        with tempfile.TemporaryDirectory() as tmp:
+            (pathlib.Path(tmp) / "preprocessor_config.json").write_text(json.dumps(config))
+            pil = AutoImageProcessor.from_pretrained(tmp, backend="pil")
+            assert pil.backend == "pil", pil
+            # Every setting as the class holds it, saved as transformers saves it.
+            saved = pil.to_dict()
+            pixels = pil(images=Image.open(path), return_tensors="np")["pixel_values"][0]
+            try:
+                tv = AutoImageProcessor.from_pretrained(tmp, backend="torchvision")
+                other = tv(images=Image.open(path), return_tensors="np")["pixel_values"][0]
+                levels = numpy.abs(other - pixels).max() * numpy.max(pil.image_std if pil.do_normalize else 1) / (
+                    pil.rescale_factor if pil.do_rescale else 1)
+                (d / "torchvision.json").write_text(json.dumps({
+                    "max_abs": float(numpy.abs(other - pixels).max()),
+                    "share_differing": float((numpy.abs(other - pixels) > 1e-6).mean()),
+                    "max_levels": round(float(levels), 3)}) + "\n")
+            except ImportError:
+                pass
+            except NotImplementedError as e:  # torchvision has no Hamming filter
+                (d / "torchvision.json").write_text(json.dumps({"refused": str(e)}) + "\n")
+        written = saved if case in FULL else config
+        if case in NESTED:
+            (d / "processor_config.json").write_text(json.dumps({"image_processor": written}, indent=2) + "\n")
+        else:
+            (d / "preprocessor_config.json").write_text(json.dumps(written, indent=2) + "\n")
+        numpy.save(d / "pixels.npy", pixels.astype(numpy.float32))
+        print(f"{case}: {image} through {cls}: {pixels.shape}")
+
+
+if __name__ == "__main__":
+    main()
