@@ -1291,7 +1291,7 @@ IMAGES = {
                    "image_token_index": 95, "text_config": LLAVA_TEXT, "vision_config": LLAVA_CLIP},
 }
 # Fixtures whose image is a file, processed by transformers' PIL-backed processor (Pillow
-# needed; see scripts/make_processor_fixtures.py): the processor's settings.
+# needed; see scripts/make_processor_fixtures.py): the image processor's settings.
 IMAGE_FILES = {"llava-jpeg": {"image_processor_type": "CLIPImageProcessor", "size": {"shortest_edge": 28},
                               "crop_size": {"height": 28, "width": 28}}}
 
@@ -1313,23 +1313,47 @@ def image_flops(model, raw, pixels):
     return sum(counts.get(m, 0) for m in modules)
 
 
-def processed_image(d, settings):
-    """A photo-like JPEG in `d` (image.jpg) with its processor's settings
-    (preprocessor_config.json, every setting written out), and the pixel values transformers'
-    PIL-backed processor makes of it."""
+# LLaVA-1.5's chat template (llava-hf's), and the question the image fixture asks with it.
+LLAVA_CHAT = ("{% for message in messages %}{% if message['role'] != 'system' %}{{ message['role'].upper() + ': '}}"
+              "{% endif %}{# Render all images first #}{% for content in message['content'] | selectattr('type', "
+              "'equalto', 'image') %}{{ '<image>\\n' }}{% endfor %}{# Render all text next #}{% if message['role'] != "
+              "'assistant' %}{% for content in message['content'] | selectattr('type', 'equalto', 'text') %}"
+              "{{ content['text'] + ' '}}{% endfor %}{% else %}{% for content in message['content'] | selectattr("
+              "'type', 'equalto', 'text') %}{% generation %}{{ content['text'] + ' '}}{% endgeneration %}{% endfor %}"
+              "{% endif %}{% endfor %}{% if add_generation_prompt %}{{ 'ASSISTANT:' }}{% endif %}")
+QUESTION = "What is this?"
+
+
+def llava_processor(d, settings):
+    """A photo-like JPEG in `d` (image.jpg) and a LlavaProcessor saved beside the model as
+    transformers 5 saves one (processor_config.json with the image processor, PIL-backed, in it;
+    tokenizer.json; chat_template.jinja): a word-level tokenizer over the toy vocabulary whose
+    post-processor adds the BOS, as Llama's does, and `<image>` at the config's placeholder id."""
     import numpy
     import tempfile
     from PIL import Image
-    from transformers import AutoImageProcessor
+    from tokenizers import AddedToken, Tokenizer, models, pre_tokenizers, processors
+    from transformers import AutoImageProcessor, LlavaProcessor, PreTrainedTokenizerFast
     rng = numpy.random.default_rng(11)
     y, x = numpy.mgrid[0:45, 0:61]
     rgb = numpy.stack([x * 4.0, y * 5.0, (x + y) * 2.0], -1) + rng.normal(0, 30, (45, 61, 3))
     Image.fromarray(numpy.clip(rgb, 0, 255).astype(numpy.uint8)).save(d / "image.jpg", quality=90)
     with tempfile.TemporaryDirectory() as tmp:
         (Path(tmp) / "preprocessor_config.json").write_text(json.dumps(settings))
-        processor = AutoImageProcessor.from_pretrained(tmp, backend="pil")
-    (d / "preprocessor_config.json").write_text(json.dumps(processor.to_dict(), indent=2) + "\n")
-    return processor(images=Image.open(d / "image.jpg"), return_tensors="pt")["pixel_values"]
+        image_processor = AutoImageProcessor.from_pretrained(tmp, backend="pil")
+    words = ["<pad>", "<s>", "</s>", "USER:", "ASSISTANT:", "What", "is", "this?"]
+    vocab = {w: i for i, w in enumerate(words + [f"w{i}" for i in range(len(words), 95)] + ["<image>"])}
+    tok = Tokenizer(models.WordLevel(vocab, unk_token="<pad>"))
+    tok.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+    tok.post_processor = processors.TemplateProcessing(single="<s> $A", special_tokens=[("<s>", 1)])
+    tok.add_special_tokens([AddedToken(t, special=True) for t in ["<pad>", "<s>", "</s>", "<image>"]])
+    fast = PreTrainedTokenizerFast(tokenizer_object=tok, bos_token="<s>", eos_token="</s>", pad_token="<pad>",
+                                   unk_token="<pad>")
+    processor = LlavaProcessor(image_processor=image_processor, tokenizer=fast, patch_size=14,
+                               vision_feature_select_strategy="default", chat_template=LLAVA_CHAT,
+                               image_token="<image>", num_additional_image_tokens=1)
+    processor.save_pretrained(d)
+    return processor
 
 
 def make_image(name, raw):
@@ -1341,8 +1365,11 @@ def make_image(name, raw):
     v = config.vision_config
     d = OUT / "image" / name
     d.mkdir(parents=True, exist_ok=True)
+    processor = None
     if name in IMAGE_FILES:
-        pixels = processed_image(d, IMAGE_FILES[name])
+        from PIL import Image
+        processor = llava_processor(d, IMAGE_FILES[name])
+        pixels = processor.image_processor(images=Image.open(d / "image.jpg"), return_tensors="pt")["pixel_values"]
     else:
         pixels = torch.randn(1, v.num_channels, v.image_size, v.image_size)
     grid = (v.image_size // v.patch_size) ** 2
@@ -1356,6 +1383,19 @@ def make_image(name, raw):
     numpy.save(d / "pixels.npy", pixels[0].numpy().astype(numpy.float32))
     expected = {"transformers": transformers.__version__, "ids": ids, "logits": logits.tolist(),
                 "image_flops": image_flops(model, raw, pixels)}
+    if processor is not None:
+        # The chat as transformers' processor runs it: the template's text, then the text and
+        # image through the processor (placeholder expanded, BOS added); and the question alone
+        # through the tokenizer, as `tokenizer(text)` gives it.
+        from PIL import Image
+        chat = [{"role": "user", "content": [{"type": "image"}, {"type": "text", "text": QUESTION}]}]
+        text = processor.apply_chat_template(chat, add_generation_prompt=True)
+        inputs = processor(images=Image.open(d / "image.jpg"), text=text, return_tensors="pt")
+        with torch.no_grad():
+            chat_logits = model(**inputs).logits[0]
+        expected["chat"] = {"prompt": QUESTION, "text": text, "ids": inputs["input_ids"][0].tolist(),
+                            "logits": chat_logits.tolist()}
+        expected["prompt"] = {"text": QUESTION, "ids": processor.tokenizer(QUESTION)["input_ids"]}
     (d / "expected.json").write_text(json.dumps(expected) + "\n")
     print(f"image/{name}: {sum(p.numel() for p in model.parameters()):,} params, logits {tuple(logits.shape)}")
 

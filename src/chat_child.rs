@@ -38,7 +38,8 @@ pub fn serve_if_child() -> bool {
         eos: text("eos"),
         file: text("file"),
     };
-    let out = match t.render(&text("user")) {
+    let images = v["images"].as_u64().unwrap_or(0) as usize;
+    let out = match t.render(&text("user"), images) {
         Ok(s) => serde_json::json!({ "text": s }),
         Err(e) => serde_json::json!({ "field": e.field, "message": e.message }),
     };
@@ -46,8 +47,9 @@ pub fn serve_if_child() -> bool {
     true
 }
 
-/// `t` rendered for one user message, in a child of `MEMORY` bytes and `DEADLINE`.
-pub fn render(t: &Template, user: &str) -> Result<String, Error> {
+/// `t` rendered for one user message (with `images` image parts before its text), in a child
+/// of `MEMORY` bytes and `DEADLINE`.
+pub fn render(t: &Template, user: &str, images: usize) -> Result<String, Error> {
     let fail = |m: String| Error::new(&t.file, "chat_template", m);
     let exe = std::env::current_exe()
         .map_err(|e| fail(format!("cannot start a process to render it: {e}")))?;
@@ -78,6 +80,7 @@ pub fn render(t: &Template, user: &str) -> Result<String, Error> {
         .map_err(|e| fail(format!("cannot start a process to render it: {e}")))?;
     let request = serde_json::json!({
         "source": t.source, "bos": t.bos, "eos": t.eos, "file": t.file, "user": user,
+        "images": images,
     })
     .to_string();
     let mut stdin = child.stdin.take().expect("piped");

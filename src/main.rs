@@ -1166,13 +1166,21 @@ fn run_model(path: &Path, req: Request, lenient: bool) -> Result<String, Error> 
     let mut chat_text = None;
     let (ids, arg) = match (&req.prompt, &req.ids, &tok) {
         (Some(p), _, Some(t)) if req.chat => {
-            let text = chat_child::render(&opened.chat_template()?, p)?;
-            let ids = session::encode(t, &text, &shown)?;
+            let images = usize::from(req.picture.is_some());
+            let template = opened.chat_template()?;
+            let text = chat_child::render(&template, p, images)?;
+            // As transformers tokenizes a chat: a tokenizer's template never gets special
+            // tokens added; a processor's (a message with an image) gets them unless the
+            // text starts with the BOS.
+            let specials =
+                images > 0 && (template.bos.is_empty() || !text.starts_with(&template.bos));
+            let ids = session::encode(t, &text, specials, &shown)?;
             chat_text = Some(text);
             (ids, "--prompt")
         }
         (Some(p), _, Some(t)) => {
-            let mut ids = session::encode(t, p, &shown)?;
+            // As transformers' `tokenizer(prompt)`: with what the post-processor adds.
+            let mut ids = session::encode(t, p, true, &shown)?;
             if let Some(bos) = opened.bos()?.filter(|b| ids.first() != Some(b)) {
                 ids.insert(0, bos);
             }

@@ -28,8 +28,11 @@ pub struct Template {
 }
 
 impl Template {
-    /// One user message, with the prompt that starts the assistant's reply.
-    pub fn render(&self, user: &str) -> Result<String, Error> {
+    /// One user message, with the prompt that starts the assistant's reply. A message with
+    /// `images` is given as transformers' processors take one: a list of that many
+    /// `{"type": "image"}` parts, then `{"type": "text", "text": user}`, so that the template
+    /// writes the model's image placeholders where it puts them.
+    pub fn render(&self, user: &str, images: usize) -> Result<String, Error> {
         let err = |e: minijinja::Error| {
             let mut m = format!("the chat template fails: {e}");
             let mut src = std::error::Error::source(&e);
@@ -82,9 +85,18 @@ impl Template {
                 })
             },
         );
-        env.add_template("chat", &self.source).map_err(err)?;
+        let source = generation_blocks(&self.source);
+        env.add_template("chat", &source).map_err(err)?;
+        let content = match images {
+            0 => minijinja::Value::from(user),
+            n => {
+                let mut parts = vec![minijinja::context! { type => "image" }; n];
+                parts.push(minijinja::context! { type => "text", text => user });
+                minijinja::Value::from(parts)
+            }
+        };
         let ctx = minijinja::context! {
-            messages => vec![minijinja::context! { role => "user", content => user }],
+            messages => vec![minijinja::context! { role => "user", content => content }],
             add_generation_prompt => true,
             bos_token => self.bos.clone(),
             eos_token => self.eos.clone(),
@@ -93,6 +105,41 @@ impl Template {
             .and_then(|t| t.render(ctx))
             .map_err(err)
     }
+}
+
+/// The template with transformers' `{% generation %}…{% endgeneration %}` blocks (its
+/// extension marks the assistant's text for training masks, and renders the body as it is) as
+/// blocks minijinja renders the same way, whitespace control kept.
+fn generation_blocks(source: &str) -> std::borrow::Cow<'_, str> {
+    if !source.contains("generation") {
+        return source.into();
+    }
+    let mut out = String::with_capacity(source.len());
+    let mut rest = source;
+    while let Some(i) = rest.find("{%") {
+        out.push_str(&rest[..i]);
+        let tag = &rest[i..];
+        let Some(end) = tag.find("%}") else {
+            break;
+        };
+        let inner = &tag[2..end];
+        let (open, body) = match inner.strip_prefix('-') {
+            Some(b) => ("{%-", b),
+            None => ("{%", inner),
+        };
+        let (body, close) = match body.strip_suffix('-') {
+            Some(b) => (b, "-%}"),
+            None => (body, "%}"),
+        };
+        match body.trim() {
+            "generation" => out.push_str(&format!("{open} if true {close}")),
+            "endgeneration" => out.push_str(&format!("{open} endif {close}")),
+            _ => out.push_str(&tag[..end + 2]),
+        }
+        rest = &tag[end + 2..];
+    }
+    out.push_str(rest);
+    out.into()
 }
 
 /// JSON as Python's `json.dumps` writes it by default (`, ` and `: ` separators).
@@ -131,8 +178,8 @@ fn read_json(path: &Path) -> Result<serde_json::Value, Error> {
     anatomy_checkpoint::safetensors::read_json(path)
 }
 
-/// The template beside a safetensors checkpoint: `chat_template.jinja`, else
-/// tokenizer_config.json's `chat_template` (a string, or a list of named templates whose
+/// The template beside a safetensors checkpoint: `chat_template.jinja`, else a processor's
+/// `chat_template.json`, else tokenizer_config.json's `chat_template` (a string, or a list of named templates whose
 /// `default` is used).
 pub fn from_folder(dir: &Path) -> Result<Template, Error> {
     let config_file = dir.join("tokenizer_config.json");
@@ -146,6 +193,28 @@ pub fn from_folder(dir: &Path) -> Result<Template, Error> {
         token_text(config.get("eos_token")),
     );
     let jinja = dir.join("chat_template.jinja");
+    // A processor's template as transformers 4 saved it, beside a multimodal checkpoint.
+    let processor = dir.join("chat_template.json");
+    if !jinja.is_file() && processor.is_file() {
+        let shown = processor.display().to_string();
+        let source = match read_json(&processor)?.get("chat_template") {
+            Some(serde_json::Value::String(s)) => s.clone(),
+            _ => {
+                return Err(Error::new(
+                    &shown,
+                    "chat_template",
+                    "must be the template, a string",
+                ))
+            }
+        };
+        capped(&shown, "chat_template", &source)?;
+        return Ok(Template {
+            source,
+            bos,
+            eos,
+            file: shown,
+        });
+    }
     if jinja.is_file() {
         let shown = jinja.display().to_string();
         let mut source = String::new();
@@ -332,12 +401,12 @@ mod tests {
     #[test]
     fn renders_as_jinja2_with_transformers_settings() {
         let out = t("{{ bos_token }}{% for m in messages %}\n  {{ m['role'] | upper }}: {{ m.content.strip() }}{{ eos_token }}\n{% endfor %}{% if add_generation_prompt %}A:{% endif %}")
-            .render("  hi  ")
+            .render("  hi  ", 0)
             .unwrap();
         // As Jinja2 renders it (checked with jinja2 3.1, trim_blocks and lstrip_blocks on).
         assert_eq!(out, "<s>  USER: hi</s>\nA:");
         assert_eq!(
-            t("{{ messages | tojson }}").render("é<").unwrap(),
+            t("{{ messages | tojson }}").render("é<", 0).unwrap(),
             r#"[{"role": "user", "content": "é<"}]"#
         );
     }
@@ -345,15 +414,15 @@ mod tests {
     #[test]
     fn a_bad_or_endless_template_is_an_error_naming_the_file() {
         let e = t("{{ raise_exception('no system role') }}")
-            .render("x")
+            .render("x", 0)
             .unwrap_err();
         assert_eq!(e.field, "chat_template");
         assert!(e.message.contains("no system role"), "{}", e.message);
         let e = t("{% for i in range(10000) %}{% for j in range(10000) %}{% endfor %}{% endfor %}")
-            .render("x")
+            .render("x", 0)
             .unwrap_err();
         assert!(e.message.contains("fuel"), "{}", e.message);
-        assert!(t("{% if %}").render("x").is_err());
+        assert!(t("{% if %}").render("x", 0).is_err());
     }
 
     #[test]
@@ -369,16 +438,40 @@ mod tests {
         });
         std::fs::write(dir.path().join("tokenizer_config.json"), config.to_string()).unwrap();
         let t = from_folder(dir.path()).unwrap();
-        assert_eq!(t.render("x").unwrap(), "<|begin|>x<|end|>");
+        assert_eq!(t.render("x", 0).unwrap(), "<|begin|>x<|end|>");
         std::fs::write(
             dir.path().join("chat_template.jinja"),
             "[{{ messages[0].content }}]",
         )
         .unwrap();
-        assert_eq!(from_folder(dir.path()).unwrap().render("x").unwrap(), "[x]");
+        assert_eq!(
+            from_folder(dir.path()).unwrap().render("x", 0).unwrap(),
+            "[x]"
+        );
         let none = tempfile::tempdir().unwrap();
         std::fs::write(none.path().join("tokenizer_config.json"), "{}").unwrap();
         let e = from_folder(none.path()).unwrap_err();
         assert!(e.message.contains("has no chat_template"), "{}", e.message);
+    }
+
+    /// LLaVA-1.5's template (llava-hf's `chat_template.json`): the image parts become its
+    /// `<image>` placeholder before the text; a message without images stays a string.
+    #[test]
+    fn a_message_with_an_image_is_given_as_parts() {
+        let dir = tempfile::tempdir().unwrap();
+        let llava = "{% for message in messages %}{% if message['role'] != 'system' %}{{ message['role'].upper() + ': '}}{% endif %}{# Render all images first #}{% for content in message['content'] | selectattr('type', 'equalto', 'image') %}{{ '<image>\n' }}{% endfor %}{# Render all text next #}{% if message['role'] != 'assistant' %}{% for content in message['content'] | selectattr('type', 'equalto', 'text') %}{{ content['text'] + ' '}}{% endfor %}{% else %}{% for content in message['content'] | selectattr('type', 'equalto', 'text') %}{% generation %}{{ content['text'] + ' '}}{% endgeneration %}{% endfor %}{% endif %}{% endfor %}{% if add_generation_prompt %}{{ 'ASSISTANT:' }}{% endif %}";
+        std::fs::write(
+            dir.path().join("chat_template.json"),
+            serde_json::json!({ "chat_template": llava }).to_string(),
+        )
+        .unwrap();
+        let t = from_folder(dir.path()).unwrap();
+        assert!(t.file.ends_with("chat_template.json"));
+        assert_eq!(
+            t.render("What is this?", 1).unwrap(),
+            "USER: <image>\nWhat is this? ASSISTANT:"
+        );
+        let plain = self::t("{{ messages[0].content }}");
+        assert_eq!(plain.render("x", 0).unwrap(), "x");
     }
 }

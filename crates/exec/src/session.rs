@@ -134,10 +134,11 @@ impl Opened {
     }
 }
 
-/// The ids of `text` under `tok`; errors name `--prompt`.
-pub fn encode(tok: &Encoder, text: &str, file: &str) -> Result<Vec<u32>, Error> {
+/// The ids of `text` under `tok` (with the special tokens its post-processor adds, where
+/// `specials`); errors name `--prompt`.
+pub fn encode(tok: &Encoder, text: &str, specials: bool, file: &str) -> Result<Vec<u32>, Error> {
     let ids = tok
-        .encode(text)
+        .encode(text, specials)
         .map_err(|e| Error::new(file, "--prompt", format!("cannot be tokenized: {e}")))?;
     if ids.is_empty() {
         return Err(Error::new(
@@ -370,7 +371,12 @@ pub fn draft_values(path: &Path, target: &Path, g: &Graph, lenient: bool) -> Res
 fn prompt(opened: &Opened) -> Result<(Vec<u32>, Vec<String>), Error> {
     Ok(match opened.tokenizer() {
         Ok(tok) => {
-            let ids = encode(&tok, "The capital of France is", &opened.checkpoint.path)?;
+            let ids = encode(
+                &tok,
+                "The capital of France is",
+                false,
+                &opened.checkpoint.path,
+            )?;
             let back = crate::tokenizer::Detokenizer::new(&tok);
             let pieces = ids
                 .iter()

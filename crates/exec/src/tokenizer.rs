@@ -32,11 +32,14 @@ impl std::fmt::Debug for Encoder {
 }
 
 impl Encoder {
-    /// The ids of `text`, no BOS added; the special tokens written in it read as themselves.
-    pub fn encode(&self, text: &str) -> Result<Vec<u32>, String> {
+    /// The ids of `text`, the special tokens written in it read as themselves. With
+    /// `specials`, a tokenizer.json's post-processor adds what it adds (Llama 3's BOS), as
+    /// transformers' `tokenizer(text)` does; a GGUF's SentencePiece vocabulary adds nothing
+    /// here (`session::Opened::bos` adds its BOS, as llama.cpp does).
+    pub fn encode(&self, text: &str, specials: bool) -> Result<Vec<u32>, String> {
         match self {
             Encoder::Hf(t) => t
-                .encode(text, false)
+                .encode(text, specials)
                 .map(|e| e.get_ids().to_vec())
                 .map_err(|e| e.to_string()),
             Encoder::Spm(s, _) => Ok(s.encode(text, true)),
@@ -599,7 +602,7 @@ mod tests {
             let tok = from_gguf(&header(pre), "probe").unwrap();
             let want: Vec<Vec<u32>> = serde_json::from_value(want.clone()).unwrap();
             for (text, want) in texts.iter().zip(&want) {
-                let got = tok.encode(text.as_str()).unwrap();
+                let got = tok.encode(text.as_str(), false).unwrap();
                 assert_eq!(&got, want, "{pre}: {text:?}");
             }
             distinct.insert(want);

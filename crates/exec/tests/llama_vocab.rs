@@ -55,7 +55,7 @@ fn real_vocabularies_tokenize_as_llama_cpp_does() {
         assert!(cases.len() >= 30, "{name}: {} cases", cases.len());
         let back = tokenizer::Detokenizer::new(&tok);
         for (text, want) in cases {
-            let got = tok.encode(text.as_str()).unwrap();
+            let got = tok.encode(text.as_str(), false).unwrap();
             assert_eq!(got, want, "{name}: {text:?}");
             // And the ids read back as the text, as `run` prints them.
             assert_eq!(back.decode(&got).unwrap(), text, "{name}: {got:?}");
@@ -88,7 +88,7 @@ fn gemmas_sentencepiece_vocabulary_tokenizes_as_llama_cpp_does() {
     for c in cases {
         let text = c["text"].as_str().unwrap();
         let want: Vec<u32> = serde_json::from_value(c["ids"].clone()).unwrap();
-        let got = tok.encode(text).unwrap();
+        let got = tok.encode(text, false).unwrap();
         assert_eq!(got, want, "{text:?}");
         if !text.contains('<') {
             assert_eq!(back.decode(&got).unwrap(), text, "{got:?}");

@@ -26,7 +26,9 @@ fn greedy_continuation_matches_transformers() {
 
     let c = anatomy_checkpoint::open(&path).unwrap();
     let tok = tokenizer::from_gguf(c.gguf.as_ref().unwrap(), &c.path).unwrap();
-    let prompt = tok.encode(fixture["prompt"].as_str().unwrap()).unwrap();
+    let prompt = tok
+        .encode(fixture["prompt"].as_str().unwrap(), false)
+        .unwrap();
     assert_eq!(prompt, ids("prompt_ids"), "tokenization");
 
     let spec = anatomy_checkpoint::spec(&c, false).unwrap();
@@ -165,7 +167,7 @@ fn each_pre_tokenizer_splits_as_llama_cpp_does() {
         let tok = tokenizer::from_gguf(&header, "smollm2").unwrap();
         let want: Vec<Vec<u32>> = serde_json::from_value(want.clone()).unwrap();
         for (text, want) in texts.iter().zip(&want) {
-            let got = tok.encode(text.as_str()).unwrap();
+            let got = tok.encode(text.as_str(), false).unwrap();
             assert_eq!(&got, want, "{pre}: {text:?}");
         }
     }
