@@ -1302,9 +1302,14 @@ def image_flops(model, raw, pixels):
     from torch.utils.flop_counter import FlopCounterMode
     counter = FlopCounterMode(display=False)
     with counter, torch.no_grad():
-        model.model.get_image_features(pixels, vision_feature_layer=model.config.vision_feature_layer,
-                                       vision_feature_select_strategy=model.config.vision_feature_select_strategy)
+        if model.config.model_type == "gemma3":
+            model.model.get_image_features(pixels)
+        else:
+            model.model.get_image_features(pixels, vision_feature_layer=model.config.vision_feature_layer,
+                                           vision_feature_select_strategy=model.config.vision_feature_select_strategy)
     counts = {k: sum(v.values()) for k, v in counter.get_flop_counts().items()}
+    if model.config.model_type == "gemma3":  # the whole tower and the projector
+        return counts.get("SiglipVisionModel", 0) + counts.get("Gemma3MultiModalProjector", 0)
     read = model.config.vision_feature_layer
     states = model.config.vision_config.num_hidden_layers + 1
     run = max(i % states for i in (read if isinstance(read, list) else [read]))
@@ -1400,11 +1405,110 @@ def make_image(name, raw):
     print(f"image/{name}: {sum(p.numel() for p in model.parameters()):,} params, logits {tuple(logits.shape)}")
 
 
+# Gemma 3 seeing an image: SigLIP's tower (28 pixels in patches of 7: a 4×4 grid pooled to 2×2
+# features), a sliding layer (window 4, shorter than the prompt) and a full one, the image's
+# four placeholders framed by <start_of_image> and <end_of_image>. Its processor (PIL backend),
+# a word-level tokenizer (newlines as tokens of their own, BOS from the template) and a
+# Gemma-style chat template are saved beside it.
+GEMMA3_IMAGES = {
+    "gemma3-jpeg": {"model_type": "gemma3", "architectures": ["Gemma3ForConditionalGeneration"],
+               "image_token_index": 95, "boi_token_index": 93, "eoi_token_index": 94, "mm_tokens_per_image": 4,
+               "text_config": {"model_type": "gemma3_text", "hidden_size": 32, "intermediate_size": 48,
+                               "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
+                               "head_dim": 8, "query_pre_attn_scalar": 8, "vocab_size": 96, "sliding_window": 4,
+                               "layer_types": ["sliding_attention", "full_attention"], "pad_token_id": 0},
+               "vision_config": {"model_type": "siglip_vision_model", "hidden_size": 16, "intermediate_size": 24,
+                                 "num_hidden_layers": 2, "num_attention_heads": 2, "image_size": 28,
+                                 "patch_size": 7, "vision_use_head": False}},
+}
+GEMMA_CHAT = ("{{ bos_token }}{% for message in messages %}<start_of_turn>user\n{% for content in message['content'] %}"
+              "{% if content['type'] == 'image' %}<start_of_image>{% elif content['type'] == 'text' %}{{ content['text'] }}"
+              "{% endif %}{% endfor %}<end_of_turn>\n{% endfor %}{% if add_generation_prompt %}<start_of_turn>model\n"
+              "{% endif %}")
+
+
+def gemma3_processor(d):
+    """The image (image.jpg) and Gemma3Processor saved in `d`."""
+    import numpy
+    import tempfile
+    from PIL import Image
+    from tokenizers import AddedToken, Tokenizer, models, pre_tokenizers
+    from transformers import AutoImageProcessor, Gemma3Processor, PreTrainedTokenizerFast
+    rng = numpy.random.default_rng(12)
+    y, x = numpy.mgrid[0:40, 0:52]
+    rgb = numpy.stack([x * 5.0, y * 6.0, (x * y) * 0.1], -1) + rng.normal(0, 30, (40, 52, 3))
+    Image.fromarray(numpy.clip(rgb, 0, 255).astype(numpy.uint8)).save(d / "image.jpg", quality=90)
+    settings = {"image_processor_type": "Gemma3ImageProcessor", "size": {"height": 28, "width": 28}}
+    with tempfile.TemporaryDirectory() as tmp:
+        (Path(tmp) / "preprocessor_config.json").write_text(json.dumps(settings))
+        image_processor = AutoImageProcessor.from_pretrained(tmp, backend="pil")
+    special = ["<pad>", "<eos>", "<bos>", "<start_of_turn>", "<end_of_turn>"]
+    words = special + ["\n", "\n\n", "user", "model", "What", "is", "this?"]
+    image = ["<start_of_image>", "<end_of_image>", "<image_soft_token>"]
+    vocab = {w: i for i, w in enumerate(words + [f"w{i}" for i in range(len(words), 93)] + image)}
+    tok = Tokenizer(models.WordLevel(vocab, unk_token="<pad>"))
+    tok.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+    tok.add_special_tokens([AddedToken(t, special=True) for t in special + image])
+    tok.add_tokens([AddedToken(t, normalized=False) for t in ["\n\n", "\n"]])
+    fast = PreTrainedTokenizerFast(tokenizer_object=tok, bos_token="<bos>", eos_token="<eos>", pad_token="<pad>",
+                                   unk_token="<pad>", extra_special_tokens={
+                                       "boi_token": "<start_of_image>", "eoi_token": "<end_of_image>",
+                                       "image_token": "<image_soft_token>"})
+    processor = Gemma3Processor(image_processor=image_processor, tokenizer=fast, chat_template=GEMMA_CHAT,
+                                image_seq_length=4)
+    processor.save_pretrained(d)
+    return processor
+
+
+def make_gemma3_image(name, raw):
+    import numpy
+    from PIL import Image
+    torch.manual_seed(0)
+    config = CONFIG_MAPPING[raw["model_type"]].from_dict(dict(raw))
+    config._attn_implementation = "eager"
+    model = randomize(model_of(config, raw).float().eval())
+    d = OUT / "image" / name
+    d.mkdir(parents=True, exist_ok=True)
+    processor = gemma3_processor(d)
+    image = Image.open(d / "image.jpg")
+    save_model(d, model)
+    (d / "generation_config.json").unlink(missing_ok=True)
+    (d / "config.json").write_text(json.dumps(raw, indent=1) + "\n")
+
+    def run(inputs):
+        with torch.no_grad():
+            return model(**inputs).logits[0]
+
+    # The ids with the image's placeholders in place (framed as the processor frames them) and
+    # the token types that make them see each other both ways.
+    plain = processor(text=["<start_of_image> What is this?"], images=[image], return_tensors="pt")
+    pixels = plain["pixel_values"]
+    logits = run(plain)
+    chat = [{"role": "user", "content": [{"type": "image"}, {"type": "text", "text": QUESTION}]}]
+    text = processor.apply_chat_template(chat, add_generation_prompt=True)
+    inputs = processor(text=[text], images=[image], return_tensors="pt")
+    numpy.save(d / "pixels.npy", pixels[0].numpy().astype(numpy.float32))
+    expected = {"transformers": transformers.__version__, "ids": plain["input_ids"][0].tolist(),
+                "prompt_text": "<start_of_image> What is this?", "logits": logits.tolist(),
+                "image_flops": image_flops(model, raw, pixels),
+                "chat": {"prompt": QUESTION, "text": text, "ids": inputs["input_ids"][0].tolist(),
+                         "logits": run(inputs).tolist()}}
+    # Without the token types, transformers masks the image's tokens causally: not what its
+    # processor runs, and not the same logits (the fixture must tell the two apart).
+    causal = run({"input_ids": plain["input_ids"], "pixel_values": pixels})
+    assert (causal - logits).abs().max() > 1e-3, "the two-way mask makes no difference here"
+    (d / "expected.json").write_text(json.dumps(expected) + "\n")
+    print(f"image/{name}: {sum(p.numel() for p in model.parameters()):,} params, logits {tuple(logits.shape)}")
+
+
 if __name__ == "__main__":
     only = set(sys.argv[1:])
     for name, raw in IMAGES.items():
         if not only or name in only:
             make_image(name, raw)
+    for name, raw in GEMMA3_IMAGES.items():
+        if not only or name in only:
+            make_gemma3_image(name, raw)
     for name, raw in CONFIGS.items():
         if not only or name in only:
             make(name, raw)

@@ -1171,16 +1171,25 @@ fn run_model(path: &Path, req: Request, lenient: bool) -> Result<String, Error> 
             let text = chat_child::render(&template, p, images)?;
             // As transformers tokenizes a chat: a tokenizer's template never gets special
             // tokens added; a processor's (a message with an image) gets them unless the
-            // text starts with the BOS.
+            // text starts with the BOS, and frames the image's placeholders first.
             let specials =
                 images > 0 && (template.bos.is_empty() || !text.starts_with(&template.bos));
-            let ids = session::encode(t, &text, specials, &shown)?;
+            let framed = match images {
+                0 => text.clone(),
+                _ => session::framed(&text, &opened.spec, t),
+            };
+            let ids = session::encode(t, &framed, specials, &shown)?;
             chat_text = Some(text);
             (ids, "--prompt")
         }
         (Some(p), _, Some(t)) => {
-            // As transformers' `tokenizer(prompt)`: with what the post-processor adds.
-            let mut ids = session::encode(t, p, true, &shown)?;
+            // As transformers' `tokenizer(prompt)`: with what the post-processor adds, the
+            // image's placeholders framed as its processor frames them.
+            let text = match &req.picture {
+                Some(_) => session::framed(p, &opened.spec, t),
+                None => p.clone(),
+            };
+            let mut ids = session::encode(t, &text, true, &shown)?;
             if let Some(bos) = opened.bos()?.filter(|b| ids.first() != Some(b)) {
                 ids.insert(0, bos);
             }

@@ -524,77 +524,93 @@ fn run_takes_an_image_file_through_the_checkpoints_processor() {
 }
 
 /// `run --chat --prompt Q --image F` as transformers' processor runs a chat with an image: the
-/// processor's template (chat_template.jinja) writes the placeholder, the BOS is added (the
-/// text does not start with it), the placeholder expanded; the ids and logits are
-/// transformers'. A plain prompt gets what the tokenizer's post-processor adds, as
-/// `tokenizer(text)` does.
+/// processor's template (chat_template.jinja) writes the placeholder, the BOS is added unless
+/// the text starts with it, the placeholders expanded (LLaVA) or framed (Gemma 3); the text,
+/// ids and logits are transformers'. A plain prompt gets what the tokenizer's post-processor
+/// adds, as `tokenizer(text)` does (LLaVA's fixture adds a BOS), and with an image, Gemma 3's
+/// `<start_of_image>` framed as its processor frames it.
 #[test]
 fn run_chats_about_an_image_as_transformers_processor_does() {
-    let model = exec_fixture("image/llava-jpeg");
-    let image = model.join("image.jpg");
-    let expected: Value =
-        serde_json::from_str(&std::fs::read_to_string(model.join("expected.json")).unwrap())
-            .unwrap();
-    let chat = &expected["chat"];
-    let json = |args: &[&str]| -> Value {
-        let out = anatomy()
-            .args([
-                "run",
-                model.to_str().unwrap(),
-                "--json",
-                "--max-tokens",
-                "1",
-            ])
-            .args(args)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        serde_json::from_slice(&out.stdout).unwrap()
+    let rows = |v: &Value| -> Vec<f32> {
+        v.as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|row| {
+                row.as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|v| v.as_f64().unwrap() as f32)
+            })
+            .collect()
     };
-    let question = chat["prompt"].as_str().unwrap();
-    let got = json(&[
-        "--chat",
-        "--prompt",
-        question,
-        "--image",
-        image.to_str().unwrap(),
-    ]);
-    assert_eq!(got["prompt_text"], chat["text"]);
-    assert_eq!(got["prompt_ids"], chat["ids"]);
-    let got = json(&["--prompt", question]);
-    assert_eq!(got["prompt_ids"], expected["prompt"]["ids"]);
-    let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("logits.npy");
-    anatomy()
-        .args([
-            "run",
-            model.to_str().unwrap(),
-            "--chat",
-            "--prompt",
-            question,
-        ])
-        .args(["--image", image.to_str().unwrap()])
-        .args(["--logits", out.to_str().unwrap()])
-        .assert()
-        .success();
-    let want: Vec<f32> = chat["logits"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .flat_map(|row| {
-            row.as_array()
-                .unwrap()
-                .iter()
-                .map(|v| v.as_f64().unwrap() as f32)
-        })
-        .collect();
-    let (_, data) = npy::read_f32(&out);
-    let worst = npy::max_diff(&data, &want);
-    assert!(worst < 1e-4, "max |Δlogit| = {worst}");
+    for name in ["image/llava-jpeg", "image/gemma3-jpeg"] {
+        let model = exec_fixture(name);
+        let image = model.join("image.jpg");
+        let expected: Value =
+            serde_json::from_str(&std::fs::read_to_string(model.join("expected.json")).unwrap())
+                .unwrap();
+        // The run's prompt ids and text (--json), and its logits' distance from `want`.
+        let run = |args: &[&str], want: &Value| -> (Value, f32) {
+            let ran = anatomy()
+                .args([
+                    "run",
+                    model.to_str().unwrap(),
+                    "--json",
+                    "--max-tokens",
+                    "1",
+                ])
+                .args(args)
+                .output()
+                .unwrap();
+            assert!(
+                ran.status.success(),
+                "{name}: {}",
+                String::from_utf8_lossy(&ran.stderr)
+            );
+            let dir = tempfile::tempdir().unwrap();
+            let out = dir.path().join("logits.npy");
+            anatomy()
+                .args(["run", model.to_str().unwrap()])
+                .args(args)
+                .args(["--logits", out.to_str().unwrap()])
+                .assert()
+                .success();
+            let (_, data) = npy::read_f32(&out);
+            let got = serde_json::from_slice(&ran.stdout).unwrap();
+            (got, npy::max_diff(&data, &rows(want)))
+        };
+        let image = image.to_str().unwrap();
+        let chat = &expected["chat"];
+        let question = chat["prompt"].as_str().unwrap();
+        let (got, worst) = run(
+            &["--chat", "--prompt", question, "--image", image],
+            &chat["logits"],
+        );
+        assert_eq!(got["prompt_text"], chat["text"], "{name}");
+        assert_eq!(got["prompt_ids"], chat["ids"], "{name}");
+        assert!(worst < 1e-4, "{name}: max |Δlogit| = {worst}");
+        if let Some(text) = expected["prompt_text"].as_str() {
+            let (got, worst) = run(&["--prompt", text, "--image", image], &expected["logits"]);
+            assert_eq!(got["prompt_ids"], expected["ids"], "{name}");
+            assert!(worst < 1e-4, "{name}: max |Δlogit| = {worst}");
+        }
+        if let Some(plain) = expected.get("prompt") {
+            let text = plain["text"].as_str().unwrap();
+            let out = anatomy()
+                .args([
+                    "run",
+                    model.to_str().unwrap(),
+                    "--json",
+                    "--max-tokens",
+                    "1",
+                ])
+                .args(["--prompt", text])
+                .output()
+                .unwrap();
+            let got: Value = serde_json::from_slice(&out.stdout).unwrap();
+            assert_eq!(got["prompt_ids"], plain["ids"], "{name}");
+        }
+    }
 }
 
 #[test]

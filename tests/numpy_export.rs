@@ -93,6 +93,7 @@ fn exported_numpy_runs_an_image_as_transformers() {
             &["--pixels", pixels.to_str().unwrap()],
         );
         let worst = npy::max_diff(&got, &want);
+        eprintln!("{}: max |Δlogit| {worst:e}", fixtures::name(&dir));
         assert!(
             worst < 1e-4,
             "{}: max |Δlogit| = {worst}",

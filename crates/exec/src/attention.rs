@@ -56,9 +56,23 @@ pub struct Rule<'a> {
     pub selected: Option<Selected<'a>>,
     /// Doge's dynamic mask.
     pub key_scores: Option<KeyScores<'a>>,
+    /// The last key each query of the pass sees, where it is past the query's own position (an
+    /// image's tokens seeing their whole image: Gemma 3); non-decreasing along the pass. The
+    /// span still bounds the keys from below.
+    pub reach: Option<&'a [usize]>,
 }
 
 impl Rule<'_> {
+    /// The last key query `i` of the pass (at `qpos`, of `total` keys) sees.
+    #[inline(always)]
+    fn last(&self, i: usize, qpos: usize, total: usize) -> usize {
+        let own = last_visible(self.span, qpos, total);
+        match self.reach {
+            Some(r) => own.max(r[i]).min(total - 1),
+            None => own,
+        }
+    }
+
     /// The sink logit of query `i` (of `t`) of head `head`, where the layer has sinks.
     #[inline(always)]
     fn sink(&self, head: usize, i: usize, t: usize) -> Option<f32> {
@@ -250,7 +264,7 @@ fn blocked(h: &Heads, rule: &Rule, keep: bool) -> Attended {
             let (head, i0) = (task / blocks, task % blocks * BLOCK);
             let kv = head / group;
             let i1 = t.min(i0 + BLOCK);
-            let seen = last_visible(rule.span, h.start + i1 - 1, total) + 1;
+            let seen = rule.last(i1 - 1, h.start + i1 - 1, total) + 1;
             let rows = i1 - i0;
             let keys = Packed::new(&h.k[kv * h.stride * d..][..seen * d], seen, d);
             let values = Packed::new_transposed(&h.v[kv * h.stride * dv..][..seen * dv], dv, seen);
@@ -266,7 +280,7 @@ fn blocked(h: &Heads, rule: &Rule, keep: bool) -> Attended {
                 let qpos = h.start + i0 + r;
                 let (lo, hi) = (
                     first_visible(rule.span, qpos),
-                    last_visible(rule.span, qpos, total),
+                    rule.last(i0 + r, qpos, total),
                 );
                 row[..lo].fill(0.0);
                 row[hi + 1..].fill(0.0);
@@ -350,10 +364,7 @@ impl WithSimd for Rows<'_> {
         for row in self.rows {
             let (head, i) = (row / t, row % t);
             let qpos = h.start + i;
-            let (lo, hi) = (
-                first_visible(rule.span, qpos),
-                last_visible(rule.span, qpos, total),
-            );
+            let (lo, hi) = (first_visible(rule.span, qpos), rule.last(i, qpos, total));
             let kv = head / group;
             let q = &h.q[row * d..][..d];
             let keys = &h.k[kv * h.stride * d..][..total * d];
@@ -466,13 +477,14 @@ mod tests {
                 let qpos = h.start + i;
                 let s: Vec<f64> = (0..total)
                     .map(|j| {
+                        // Up to the query, or as far as its reach.
+                        let hi = rule.reach.map_or(qpos, |r| r[i].max(qpos));
                         let visible = match rule.span {
                             AttnSpan::Whole => true,
-                            AttnSpan::Full => j <= qpos,
-                            AttnSpan::Sliding(w) => j <= qpos && qpos - j < w as usize,
-                            AttnSpan::Chunked(c) => {
-                                j <= qpos && j / c as usize == qpos / c as usize
-                            }
+                            AttnSpan::Full => j <= hi,
+                            AttnSpan::Sliding(w) => j <= hi && qpos < j + w as usize,
+                            // The chunk bounds the keys from below; the reach, from above.
+                            AttnSpan::Chunked(c) => j <= hi && j / c as usize >= qpos / c as usize,
                         };
                         if !visible {
                             return f64::NEG_INFINITY;
@@ -614,40 +626,54 @@ mod tests {
                     (None, None, None, None, Some(pair), None),
                     (None, None, None, None, None, Some(rel)),
                 ] {
-                    let rule = Rule {
-                        scale: 0.3,
-                        softcap,
-                        span,
-                        sinks,
-                        token_sinks: None,
-                        alibi,
-                        pair_bias,
-                        rel_bias,
-                        selected: None,
-                        key_scores: keep.map(|keep| KeyScores {
-                            scores: &scores,
-                            total,
-                            keep,
-                        }),
-                    };
-                    let (out, probs) = reference(&h, &rule, t, total);
-                    // Both schedules, whichever `attend` would pick.
-                    for got in [blocked(&h, &rule, true), by_row(&h, &rule, true)] {
-                        assert_eq!(got.out.len(), out.len());
-                        for (g, w) in got.out.iter().zip(&out) {
-                            assert!(
-                                (*g as f64 - w).abs() < 1e-5,
-                                "{span:?} {softcap:?}: {g} vs {w}"
+                    // An image's run of tokens (queries 1 to 3 of the pass) seeing itself whole.
+                    let reach: Vec<usize> = (0..t)
+                        .map(|i| start + if (1..4).contains(&i) { 3.min(t - 1) } else { i })
+                        .collect();
+                    for reach in [None, Some(&reach[..])] {
+                        if keep.is_some() && reach.is_some() {
+                            continue;
+                        }
+                        let rule = Rule {
+                            scale: 0.3,
+                            softcap,
+                            span,
+                            sinks,
+                            token_sinks: None,
+                            alibi,
+                            pair_bias,
+                            rel_bias,
+                            selected: None,
+                            key_scores: keep.map(|keep| KeyScores {
+                                scores: &scores,
+                                total,
+                                keep,
+                            }),
+                            reach,
+                        };
+                        let (out, probs) = reference(&h, &rule, t, total);
+                        // Both schedules, whichever `attend` would pick.
+                        for (which, got) in [blocked(&h, &rule, true), by_row(&h, &rule, true)]
+                            .into_iter()
+                            .enumerate()
+                        {
+                            assert_eq!(got.out.len(), out.len());
+                            for (at, (g, w)) in got.out.iter().zip(&out).enumerate() {
+                                assert!(
+                                    (*g as f64 - w).abs() < 1e-5,
+                                    "{span:?} {softcap:?} reach {:?} start {start} t {t} schedule {which} at {at} sinks {} alibi {} pair {} rel {}: {g} vs {w}",
+                                    reach.map(|r| r.to_vec()), sinks.is_some(), alibi.is_some(), pair_bias.is_some(), rel_bias.is_some()
+                                );
+                            }
+                            for (g, w) in got.probs.unwrap().iter().zip(&probs) {
+                                assert!((*g as f64 - w).abs() < 1e-6, "{span:?}: {g} vs {w}");
+                            }
+                            let scores = got.scores.unwrap();
+                            assert_eq!(
+                                scores.iter().filter(|s| s.is_finite()).count(),
+                                probs.iter().filter(|p| **p > 0.0).count()
                             );
                         }
-                        for (g, w) in got.probs.unwrap().iter().zip(&probs) {
-                            assert!((*g as f64 - w).abs() < 1e-6, "{span:?}: {g} vs {w}");
-                        }
-                        let scores = got.scores.unwrap();
-                        assert_eq!(
-                            scores.iter().filter(|s| s.is_finite()).count(),
-                            probs.iter().filter(|p| **p > 0.0).count()
-                        );
                     }
                 }
             }

@@ -73,6 +73,9 @@ pub struct Model {
     /// The position-bias table ([rows, heads]) and its row for each query of the pass and key
     /// ([t, total]), read and chosen once a pass for every layer (`Position::Buckets`).
     pair_bias: std::cell::RefCell<Option<(Vec<f32>, Vec<u32>)>>,
+    /// The pass's last key for each of its queries, where an image's tokens see each other both
+    /// ways (Gemma 3): `Rule::reach`.
+    reach: std::cell::RefCell<Option<Vec<usize>>>,
     /// The relative logits of the layer running ([heads, t, extent] and the extent), made by
     /// its attention for its attend (Inkling).
     rel_bias: std::cell::RefCell<Option<(Vec<f32>, usize)>>,
@@ -347,6 +350,7 @@ impl Model {
             capture: std::cell::RefCell::new(None),
             router_state: std::cell::RefCell::new(None),
             pair_bias: std::cell::RefCell::new(None),
+            reach: std::cell::RefCell::new(None),
             rel_bias: std::cell::RefCell::new(None),
             token_sinks: std::cell::RefCell::new(None),
             final_hidden: std::cell::RefCell::new(None),
@@ -737,9 +741,19 @@ impl Model {
         let t = ids.len();
         let ids_t = Tensor::new(ids, &Device::Cpu)?;
         let mut x = self.rows(Role::Embed, ids, &ids_t)?;
-        if let Some(pixels) = image {
+        // The features replace the placeholders' embeddings as the embedding layer leaves them:
+        // after Gemma's scaling by √hidden, which is the layer's own.
+        let scaled = spec.embedding.scale_by_sqrt_hidden;
+        if let Some(pixels) = image.filter(|_| !scaled) {
             x = self.with_image(x, ids, pixels)?;
         }
+        // An image's tokens that see each other both ways: each query's last key.
+        *self.reach.borrow_mut() = match (image, &spec.image) {
+            (Some(_), Some(i)) if i.encoder.both_ways() => {
+                Some(image::reach(ids, i.token, cache.pos))
+            }
+            _ => None,
+        };
         self.keep(None, Point::EmbedTokens, &x);
         if spec.embedding.projected.is_some() {
             let name = self.name(Role::EmbedProjIn, false, None, None);
@@ -776,6 +790,9 @@ impl Model {
         if spec.embedding.scale_by_sqrt_hidden {
             x = x.affine((spec.hidden as f64).sqrt(), 0.0)?;
             self.keep(None, Point::EmbedScale, &x);
+        }
+        if let Some(pixels) = image.filter(|_| scaled) {
+            x = self.with_image(x, ids, pixels)?;
         }
         let per_layer = match spec.per_layer_input {
             Some(p) => Some(self.per_layer_inputs(&x, ids, &ids_t, p)?),

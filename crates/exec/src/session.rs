@@ -278,6 +278,24 @@ pub fn pixels(picture: &Picture, opened: &Opened) -> Result<candle_core::Tensor,
     }
 }
 
+/// `text` as the model's processor writes it before tokenizing, where the processor frames an
+/// image's placeholders (Gemma 3's): each opening token written in it becomes
+/// `"\n\n" + open + placeholder × features + close + "\n\n"`. Other text is kept.
+pub fn framed(text: &str, spec: &Spec, tok: &Encoder) -> String {
+    let Some(input) = &spec.image else {
+        return text.to_string();
+    };
+    let Some((open, close)) = input.frame else {
+        return text.to_string();
+    };
+    let (Some(o), Some(c), Some(p)) = (tok.token(open), tok.token(close), tok.token(input.token))
+    else {
+        return text.to_string();
+    };
+    let placeholders = p.repeat(input.encoder.features() as usize);
+    text.replace(&o, &format!("\n\n{o}{placeholders}{c}\n\n"))
+}
+
 /// An f32 `.npy` file of at most about `values` values.
 fn npy_pixels(path: &Path, values: u64) -> Result<candle_core::Tensor, Error> {
     let shown = path.display().to_string();

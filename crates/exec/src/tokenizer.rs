@@ -47,6 +47,17 @@ impl Encoder {
     }
 }
 
+impl Encoder {
+    /// The text of token `id` in a tokenizer.json's vocabulary (a special token's as written);
+    /// `None` for a GGUF's, or an id it lacks.
+    pub fn token(&self, id: u64) -> Option<String> {
+        match self {
+            Encoder::Hf(t) => t.id_to_token(u32::try_from(id).ok()?),
+            Encoder::Spm(..) => None,
+        }
+    }
+}
+
 /// The largest tokenizer.json anatomy reads (real ones are a few MB).
 const MAX_TOKENIZER_BYTES: u64 = 256 << 20;
 

@@ -39,6 +39,31 @@ fn pixels_match_transformers_processors() {
     }
 }
 
+/// The image fixtures that see a JPEG through their saved processor (LLaVA's CLIP processor,
+/// Gemma 3's): the pixels they ran on are transformers' processor's, and anatomy's equal them.
+#[test]
+fn image_fixtures_pixels_are_their_processors() {
+    let dirs: Vec<_> = fixtures::images()
+        .into_iter()
+        .filter(|d| d.join("image.jpg").is_file())
+        .collect();
+    assert!(dirs.len() >= 2, "{dirs:?}");
+    for dir in dirs {
+        let name = fixtures::name(&dir);
+        let (_, want) = npy::decode_f32(&std::fs::read(dir.join("pixels.npy")).unwrap()).unwrap();
+        let got = processor::pixels(&dir.join("image.jpg"), &dir)
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let got: Vec<f32> = got.flatten_all().unwrap().to_vec1().unwrap();
+        assert_eq!(got.len(), want.len(), "{name}");
+        let d = got
+            .iter()
+            .zip(&want)
+            .map(|(a, b)| (a - b).abs())
+            .fold(0.0f32, f32::max);
+        assert!(d <= 1e-6, "{name}: max |Δ| {d}");
+    }
+}
+
 /// A processor whose config turns RGB conversion off refuses a grey image (transformers would
 /// hand the tower one channel), and a file that is no image is refused by name.
 #[test]

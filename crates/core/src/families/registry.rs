@@ -4164,6 +4164,7 @@ pub static FAMILIES: &[Family] = &[
                 towers::gemma3_projector,
             ),
         ],
+        image: Some(towers::gemma3_image),
         ..own(
             "gemma3",
             "Gemma 3",

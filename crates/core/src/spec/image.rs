@@ -9,6 +9,10 @@ pub struct ImageInput {
     /// The placeholder id the prompt holds once per image feature; each is replaced by one.
     pub token: u64,
     pub encoder: ImageEncoder,
+    /// The ids that open and close an image's placeholders, where the processor frames them
+    /// (Gemma 3's `<start_of_image>` … `<end_of_image>`): a prompt holds the opening one where
+    /// the image goes, and the processor writes the rest around it.
+    pub frame: Option<(u64, u64)>,
 }
 
 impl ImageInput {
@@ -40,6 +44,11 @@ pub enum ImageEncoder {
     /// LLaVA's: CLIP's vision model, the hidden states of chosen layers side by side (the
     /// class token's dropped or kept), through a two-layer projector.
     Llava(Llava),
+    /// Gemma 3's: SigLIP's vision model to its last LayerNorm, its patches average-pooled to
+    /// `tokens` features, an RMSNorm and a map into the text width. An image's tokens see each
+    /// other both ways in the language model (transformers masks them so with the processor's
+    /// token types).
+    Gemma3(Gemma3Vision),
 }
 
 impl ImageEncoder {
@@ -47,6 +56,16 @@ impl ImageEncoder {
     pub fn features(&self) -> u64 {
         match self {
             ImageEncoder::Llava(l) => l.features(),
+            ImageEncoder::Gemma3(g) => g.tokens,
+        }
+    }
+
+    /// Whether an image's placeholder tokens attend to each other both ways (a run of them, up
+    /// to the last), not only to those before.
+    pub fn both_ways(&self) -> bool {
+        match self {
+            ImageEncoder::Llava(_) => false,
+            ImageEncoder::Gemma3(_) => true,
         }
     }
 
@@ -59,6 +78,7 @@ impl ImageEncoder {
     pub fn shape(&self) -> [u64; 3] {
         match self {
             ImageEncoder::Llava(l) => [l.channels, l.image, l.image],
+            ImageEncoder::Gemma3(g) => [g.channels, g.image, g.image],
         }
     }
 
@@ -66,6 +86,7 @@ impl ImageEncoder {
     pub fn side(&self) -> u64 {
         match self {
             ImageEncoder::Llava(l) => l.image,
+            ImageEncoder::Gemma3(g) => g.image,
         }
     }
 
@@ -74,6 +95,7 @@ impl ImageEncoder {
     pub fn flops(&self, text: u64) -> u128 {
         match self {
             ImageEncoder::Llava(l) => l.flops(text),
+            ImageEncoder::Gemma3(g) => g.flops(text),
         }
     }
 }
@@ -145,5 +167,55 @@ impl Llava {
         2 * patches * d * c * p * p
             + u128::from(self.layers_run()) * layer
             + 2 * u128::from(self.features()) * (joined * text + text * text)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Gemma3Vision {
+    /// Name prefixes of the tower's and the projector's tensors.
+    pub tower: String,
+    pub projector: String,
+    /// The square image the tower takes, in pixels, and its patch's side.
+    pub image: u64,
+    pub patch: u64,
+    pub channels: u64,
+    /// The tower's width and its MLP's, its heads and layers.
+    pub hidden: u64,
+    pub intermediate: u64,
+    pub heads: u64,
+    pub depth: u64,
+    /// The tower's LayerNorms' ε (the projector's RMSNorm's too) and its MLP's activation.
+    pub eps: f64,
+    pub act: Act,
+    /// Features per image (`mm_tokens_per_image`), a square number: the patch grid is
+    /// average-pooled down to its side.
+    pub tokens: u64,
+    /// SigLIP's attention-pooling head is stored (`vision_use_head`), though Gemma 3 reads the
+    /// patches' states before it.
+    pub head: bool,
+}
+
+impl Gemma3Vision {
+    /// Patches along a side.
+    pub fn grid(&self) -> u64 {
+        self.image / self.patch
+    }
+
+    /// The pooling window's side: the patch grid over the features' grid.
+    pub fn pool(&self) -> u64 {
+        self.grid() / self.tokens.isqrt()
+    }
+
+    /// The patch convolution; per layer, the four attention projections and the MLP over every
+    /// patch, and attention's scores and weighted values among them; the map of every feature
+    /// into `text` (the pooling and the norms are not products).
+    fn flops(&self, text: u64) -> u128 {
+        let [d, i, c, p] =
+            [self.hidden, self.intermediate, self.channels, self.patch].map(u128::from);
+        let n = u128::from(self.grid()).pow(2);
+        let layer = 2 * n * (4 * d * d + 2 * d * i) + 4 * n * n * d;
+        2 * n * d * c * p * p
+            + u128::from(self.depth) * layer
+            + 2 * u128::from(self.tokens) * d * u128::from(text)
     }
 }

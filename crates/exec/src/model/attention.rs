@@ -464,6 +464,7 @@ impl Model {
             | Position::Buckets(_) => None,
         };
         let pair_bias = self.pair_bias.borrow();
+        let reach = self.reach.borrow();
         let rel_bias = self.rel_bias.borrow_mut().take();
         // Doge's dynamic mask: every cached key scored from the values of all K/V heads,
         // Δ = exp(A ⊙ softplus(W_dt · v + b)), [kv, total].
@@ -539,6 +540,7 @@ impl Model {
                     extent: *extent,
                 }),
             selected,
+            reach: reach.as_deref(),
         };
         let done = crate::attention::attend(&heads, &rule, self.capturing());
         let cpu =

@@ -2,7 +2,7 @@
 //! placeholder token's embedding replaced by the next feature.
 
 use super::*;
-use anatomy_core::spec::{ImageEncoder, Llava};
+use anatomy_core::spec::{Act, Gemma3Vision, ImageEncoder, Llava};
 
 impl Model {
     /// `x` ([t, hidden], the embeddings of `ids`) with each placeholder's row replaced by the
@@ -24,6 +24,7 @@ impl Model {
         input.check_placeholders(ids, &spec.name, "ids")?;
         let features = match &input.encoder {
             ImageEncoder::Llava(l) => self.llava(l, pixels)?,
+            ImageEncoder::Gemma3(g) => self.gemma3(g, pixels)?,
         };
         let slots: Vec<usize> = (ids.iter().enumerate())
             .filter(|(_, &id)| u64::from(id) == input.token)
@@ -44,79 +45,28 @@ impl Model {
     /// side (the class token's dropped where the strategy says), through the projector.
     fn llava(&self, l: &Llava, pixels: &Tensor) -> Res<Tensor> {
         let (c, p, g) = (l.channels as usize, l.patch as usize, l.grid() as usize);
-        let side = l.image as usize;
-        // A batch of one image, as the processor returns it, is the image.
-        let pixels = match pixels.dims() {
-            [1, _, _, _] => pixels.squeeze(0)?,
-            _ => pixels.clone(),
-        };
-        if pixels.dims() != [c, side, side] {
-            return Err(Error::new(
-                &self.spec.name,
-                "--pixels",
-                format!(
-                    "holds an array of shape {:?}; this tower takes [{c}, {side}, {side}] (channels, height, width), as the model's processor makes it",
-                    pixels.dims()
-                ),
-            )
-            .into());
-        }
+        let pixels = self.one_image(pixels, [c, l.image as usize, l.image as usize])?;
         let tower = |name: &str| format!("{}{name}", l.tower);
         let w = |name: &str| -> Res<&Tensor> { Ok(self.weights.get(&tower(name))?) };
-        let ln = |x: &Tensor, name: &str| -> Res<Tensor> {
-            let n = Norm {
-                kind: NormKind::Layer { bias: true },
-                eps: l.eps,
-                unit_offset: false,
-                place: NormPlace::Pre,
-            };
-            Ok(norm(
-                x,
-                Some(w(&format!("{name}.weight"))?),
-                Some(w(&format!("{name}.bias"))?),
-                &n,
-            )?)
-        };
-        let lin = |x: &Tensor, name: &str| -> Res<Tensor> {
-            let b = w(&format!("{name}.bias"))?;
-            self.linear(x, &tower(&format!("{name}.weight")), Some(b))
-        };
-        // The patch convolution (stride = kernel) as one product over each patch's pixels,
-        // channel by row by column as its weight is laid out.
-        let cropped = pixels.narrow(1, 0, g * p)?.narrow(2, 0, g * p)?;
-        let patches = cropped
-            .reshape((c, g, p, g, p))?
-            .permute((1, 3, 0, 2, 4))?
-            .reshape((g * g, c * p * p))?;
         let d = l.hidden as usize;
-        let kernel = w("embeddings.patch_embedding.weight")?;
-        let embedded = patches.matmul(&kernel.reshape((d, c * p * p))?.t()?)?;
+        let embedded =
+            self.patch_embed(&pixels, &tower("embeddings.patch_embedding.weight"), p, g)?;
         let class = w("embeddings.class_embedding")?.reshape((1, d))?;
         let mut h = Tensor::cat(&[&class, &embedded], 0)?
             .broadcast_add(w("embeddings.position_embedding.weight")?)?;
-        h = ln(&h, "pre_layrnorm")?;
+        h = self.layer_norm(&h, &tower("pre_layrnorm"), l.eps)?;
         // Hidden state 0 is the first layer's input; state i, layer i's output.
         let states: Vec<usize> = l.states().into_iter().map(|s| s as usize).collect();
         let last = l.layers_run() as usize;
         let mut kept = vec![h.clone()];
-        let (heads, hd) = (l.heads as usize, d / l.heads as usize);
+        let vit = Vit {
+            prefix: &l.tower,
+            eps: l.eps,
+            act: l.act,
+            heads: l.heads as usize,
+        };
         for i in 0..last {
-            let at = |name: &str| format!("encoder.layers.{i}.{name}");
-            let a = ln(&h, &at("layer_norm1"))?;
-            let split = |t: Tensor| {
-                t.reshape((g * g + 1, heads, hd))
-                    .and_then(|t| t.transpose(0, 1))
-            };
-            let q = split(lin(&a, &at("self_attn.q_proj"))?)?;
-            let k = split(lin(&a, &at("self_attn.k_proj"))?)?;
-            let v = split(lin(&a, &at("self_attn.v_proj"))?)?;
-            let scores = (q.contiguous()?.matmul(&k.contiguous()?.t()?)? * (hd as f64).powf(-0.5))?;
-            let o = softmax_rows(&scores)?.matmul(&v.contiguous()?)?;
-            let o = o.transpose(0, 1)?.reshape((g * g + 1, d))?;
-            h = (h + lin(&o, &at("self_attn.out_proj"))?)?;
-            let m = ln(&h, &at("layer_norm2"))?;
-            let m = apply_act(l.act, &lin(&m, &at("mlp.fc1"))?)?;
-            h = (h + lin(&m, &at("mlp.fc2"))?)?;
+            h = self.vit_layer(&vit, i, h)?;
             kept.push(h.clone());
         }
         let from = usize::from(l.drop_class);
@@ -136,6 +86,129 @@ impl Model {
         let y = apply_act(l.projector_act, &proj(&joined, "linear_1")?)?;
         proj(&y, "linear_2")
     }
+
+    /// One image of `want` [channels, height, width] values, as the processor returns it (a
+    /// batch of one is the image).
+    fn one_image(&self, pixels: &Tensor, want: [usize; 3]) -> Res<Tensor> {
+        let pixels = match pixels.dims() {
+            [1, _, _, _] => pixels.squeeze(0)?,
+            _ => pixels.clone(),
+        };
+        if pixels.dims() != want {
+            return Err(Error::new(
+                &self.spec.name,
+                "--pixels",
+                format!(
+                    "holds an array of shape {:?}; this tower takes {want:?} (channels, height, width), as the model's processor makes it",
+                    pixels.dims()
+                ),
+            )
+            .into());
+        }
+        Ok(pixels)
+    }
+
+    /// The patch convolution (stride = kernel, no padding) as one product over each patch's
+    /// pixels, channel by row by column as its weight is laid out: [grid², width].
+    fn patch_embed(&self, pixels: &Tensor, weight: &str, patch: usize, grid: usize) -> Res<Tensor> {
+        let c = pixels.dim(0)?;
+        let cropped = pixels
+            .narrow(1, 0, grid * patch)?
+            .narrow(2, 0, grid * patch)?;
+        let patches = cropped
+            .reshape((c, grid, patch, grid, patch))?
+            .permute((1, 3, 0, 2, 4))?
+            .reshape((grid * grid, c * patch * patch))?;
+        let kernel = self.weights.get(weight)?;
+        let d = kernel.dim(0)?;
+        Ok(patches.matmul(&kernel.reshape((d, c * patch * patch))?.t()?)?)
+    }
+
+    /// The LayerNorm (scale and shift) stored under `name`.
+    fn layer_norm(&self, x: &Tensor, name: &str, eps: f64) -> Res<Tensor> {
+        let n = Norm {
+            kind: NormKind::Layer { bias: true },
+            eps,
+            unit_offset: false,
+            place: NormPlace::Pre,
+        };
+        let w = |part: &str| self.weights.get(&format!("{name}.{part}"));
+        Ok(norm(x, Some(w("weight")?), Some(w("bias")?), &n)?)
+    }
+
+    /// A ViT encoder layer (CLIP's, SigLIP's): a LayerNorm, attention among every patch (biased
+    /// projections), a LayerNorm, a biased two-layer MLP, each added to the stream.
+    fn vit_layer(&self, v: &Vit, i: usize, h: Tensor) -> Res<Tensor> {
+        let at = |name: &str| format!("{}encoder.layers.{i}.{name}", v.prefix);
+        let ln = |x: &Tensor, name: &str| self.layer_norm(x, &at(name), v.eps);
+        let lin = |x: &Tensor, name: &str| -> Res<Tensor> {
+            let b = self.weights.get(&at(&format!("{name}.bias")))?;
+            self.linear(x, &at(&format!("{name}.weight")), Some(b))
+        };
+        let (n, d) = h.dims2()?;
+        let hd = d / v.heads;
+        let a = ln(&h, "layer_norm1")?;
+        let split = |t: Tensor| t.reshape((n, v.heads, hd)).and_then(|t| t.transpose(0, 1));
+        let q = split(lin(&a, "self_attn.q_proj")?)?;
+        let k = split(lin(&a, "self_attn.k_proj")?)?;
+        let vv = split(lin(&a, "self_attn.v_proj")?)?;
+        let scores = (q.contiguous()?.matmul(&k.contiguous()?.t()?)? * (hd as f64).powf(-0.5))?;
+        let o = softmax_rows(&scores)?.matmul(&vv.contiguous()?)?;
+        let o = o.transpose(0, 1)?.reshape((n, d))?;
+        let h = (h + lin(&o, "self_attn.out_proj")?)?;
+        let m = ln(&h, "layer_norm2")?;
+        let m = apply_act(v.act, &lin(&m, "mlp.fc1")?)?;
+        Ok((h + lin(&m, "mlp.fc2")?)?)
+    }
+
+    /// Gemma 3's image features: SigLIP's biased patch convolution and learned positions, its
+    /// encoder layers and last LayerNorm; the patch grid average-pooled to the features' grid
+    /// (row by row), an RMSNorm scaled by 1 + its weight, and the map into the text width.
+    fn gemma3(&self, g: &Gemma3Vision, pixels: &Tensor) -> Res<Tensor> {
+        let (c, p, grid) = (g.channels as usize, g.patch as usize, g.grid() as usize);
+        let pixels = self.one_image(pixels, [c, g.image as usize, g.image as usize])?;
+        let tower = |name: &str| format!("{}{name}", g.tower);
+        let w = |name: &str| -> Res<&Tensor> { Ok(self.weights.get(&tower(name))?) };
+        let mut h = self
+            .patch_embed(
+                &pixels,
+                &tower("embeddings.patch_embedding.weight"),
+                p,
+                grid,
+            )?
+            .broadcast_add(w("embeddings.patch_embedding.bias")?)?
+            .broadcast_add(w("embeddings.position_embedding.weight")?)?;
+        let vit = Vit {
+            prefix: &g.tower,
+            eps: g.eps,
+            act: g.act,
+            heads: g.heads as usize,
+        };
+        for i in 0..g.depth as usize {
+            h = self.vit_layer(&vit, i, h)?;
+        }
+        let h = self.layer_norm(&h, &tower("post_layernorm"), g.eps)?;
+        // [patches, width] → [width, rows, columns], each pooling window's mean.
+        let (k, side, d) = (g.pool() as usize, grid / g.pool() as usize, h.dim(1)?);
+        let pooled = h
+            .t()?
+            .reshape((d, side, k, side, k))?
+            .mean(4)?
+            .mean(2)?
+            .reshape((d, side * side))?
+            .t()?;
+        let rms = Norm {
+            kind: NormKind::Rms,
+            eps: g.eps,
+            unit_offset: true,
+            place: NormPlace::Pre,
+        };
+        let projector = |name: &str| format!("{}{name}", g.projector);
+        let weight = self.weights.get(&projector("mm_soft_emb_norm.weight"))?;
+        let normed = norm(&pooled.contiguous()?, Some(weight), None, &rms)?;
+        let map = self.weights.get(&projector("mm_input_projection_weight"))?;
+        Ok(normed.matmul(&map.to_dtype(DType::F32)?)?)
+    }
 }
 
 /// Softmax over the last dim, each row by the executor's own softmax.
@@ -145,4 +218,42 @@ fn softmax_rows(x: &Tensor) -> R<Tensor> {
     v.chunks_mut(n)
         .for_each(|row| crate::math::softmax(row, None));
     Tensor::from_vec(v, x.dims(), &Device::Cpu)
+}
+
+/// A ViT encoder's settings, for its layers.
+struct Vit<'a> {
+    /// Its tensors' name prefix (`vision_tower.`).
+    prefix: &'a str,
+    eps: f64,
+    act: Act,
+    heads: usize,
+}
+
+/// The last key each of `ids` (at positions from `start`) sees where a run of image placeholder
+/// tokens `token` sees itself both ways: a placeholder, its run's last; any other, itself.
+pub(super) fn reach(ids: &[u32], token: u64, start: usize) -> Vec<usize> {
+    let mut reach: Vec<usize> = (start..start + ids.len()).collect();
+    let mut end = None;
+    for i in (0..ids.len()).rev() {
+        if u64::from(ids[i]) == token {
+            let last = *end.get_or_insert(start + i);
+            reach[i] = last;
+        } else {
+            end = None;
+        }
+    }
+    reach
+}
+
+#[cfg(test)]
+mod tests {
+    /// A run of placeholders sees to its end; other ids, and each of two runs apart, their own.
+    #[test]
+    fn an_images_tokens_reach_their_runs_end() {
+        assert_eq!(
+            super::reach(&[1, 9, 9, 9, 2, 9, 9], 9, 10),
+            [10, 13, 13, 13, 14, 16, 16]
+        );
+        assert_eq!(super::reach(&[1, 2], 9, 0), [0, 1]);
+    }
 }

@@ -6,7 +6,7 @@
 //! there at its class's default.
 //!
 //! The processors read are those whose whole work is that sequence (CLIP's, SigLIP's, ViT's,
-//! BLIP's, BiT's). transformers' torchvision backend, its default where torchvision is installed,
+//! BLIP's, BiT's, and Gemma 3's without pan and scan). transformers' torchvision backend, its default where torchvision is installed,
 //! resizes with other rounding: about 0.5% of its values differ from the PIL backend's by one
 //! 8-bit level.
 
@@ -99,6 +99,16 @@ fn defaults(class: &str) -> Option<Defaults> {
             square: true,
             convert_rgb: false,
         },
+        // With pan and scan off, as by default (refused otherwise).
+        "Gemma3ImageProcessor" => Defaults {
+            filter: Filter::Bilinear,
+            mean: HALF,
+            std: HALF,
+            size: square(224),
+            crop: None,
+            square: true,
+            convert_rgb: true,
+        },
         "BlipImageProcessor" => Defaults {
             filter: Filter::Bicubic,
             mean: CLIP_MEAN,
@@ -113,7 +123,7 @@ fn defaults(class: &str) -> Option<Defaults> {
 }
 
 /// The classes `defaults` knows, for the refusal of others.
-const READ: &str = "CLIP's, SigLIP's, ViT's, BLIP's and BiT's";
+const READ: &str = "CLIP's, SigLIP's, ViT's, BLIP's, BiT's and Gemma 3's";
 
 impl Processor {
     /// The processor a checkpoint folder holds: `preprocessor_config.json`, else
@@ -245,6 +255,13 @@ impl Processor {
         } else {
             None
         };
+        if flag("do_pan_and_scan", false)? {
+            return Err(Error::new(
+                file,
+                "do_pan_and_scan",
+                "is true: Gemma 3's processor then adds crops of the image, which anatomy does not make yet; set it false or give pixels already processed with --pixels",
+            ));
+        }
         if flag("do_pad", false)? && json.get("pad_size").is_some_and(|v| !v.is_null()) {
             return Err(Error::new(
                 file,

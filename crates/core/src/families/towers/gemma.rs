@@ -2,6 +2,7 @@
 //! and audio encoder, Gemma 4's towers and embedders.
 
 use super::*;
+use crate::spec::{Act, Gemma3Vision, ImageEncoder, ImageInput};
 
 /// Gemma 3's vision tower: SigLIP's patch embedding (a convolution) and learned positions, its
 /// encoder layers (LayerNorms, attention with biases, a biased two-layer MLP), its last
@@ -26,6 +27,81 @@ pub fn gemma3_projector(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
         .rms("mm_soft_emb_norm", s.hidden)
         .t("mm_input_projection_weight", &[s.hidden, text]);
     n.done(top, "text_config")
+}
+
+/// What Gemma 3's image runs through: SigLIP's vision model, its patches average-pooled to
+/// `mm_tokens_per_image` features, the projector's RMSNorm and map; its placeholder is
+/// `image_token_index`.
+pub fn gemma3_image(top: &Config) -> Result<Option<ImageInput>> {
+    let Some(s) = siglip(top)? else {
+        return Ok(None);
+    };
+    let v = &s.v;
+    let Some(image) = square(v, "image_size", SIGLIP.0)? else {
+        return Ok(None);
+    };
+    let name = match v {
+        Some(c) => c.string("hidden_act", "gelu_pytorch_tanh")?,
+        None => "gelu_pytorch_tanh".into(),
+    };
+    let Some(act) = Act::parse(&name) else {
+        return Err(top.err(
+            "vision_config.hidden_act",
+            format!("is {name:?}, an activation anatomy does not run; give gelu, gelu_pytorch_tanh, quick_gelu, relu or silu"),
+        ));
+    };
+    let heads = size(v, "num_attention_heads", 12)?;
+    if heads == 0 || !s.hidden.is_multiple_of(heads as u128) {
+        return Err(top.err(
+            "vision_config.num_attention_heads",
+            format!(
+                "is {heads}, which does not divide the tower's width ({})",
+                s.hidden
+            ),
+        ));
+    }
+    let tokens = top.size("mm_tokens_per_image", Some(256))?;
+    let side = tokens.isqrt();
+    let grid = s.grid as u64;
+    // Pooling must give the placeholders' count; where it cannot (SigLIP's own defaults: 14×14
+    // patches for 256 features), transformers builds the model but runs no image through it.
+    if side == 0 || side * side != tokens || side > grid || !grid.is_multiple_of(side) {
+        return Ok(None);
+    }
+    let eps = match v {
+        Some(c) => c.float("layer_norm_eps", 1e-6)?,
+        None => 1e-6,
+    };
+    let id = |key: &str, alias: &str, default: u64| -> Result<u64> {
+        Ok(match top.opt_size(key)? {
+            Some(id) => id,
+            None => top.opt_size(alias)?.unwrap_or(default),
+        })
+    };
+    let token = id("image_token_index", "image_token_id", 262_144)?;
+    let frame = (
+        id("boi_token_index", "boi_token_id", 255_999)?,
+        id("eoi_token_index", "eoi_token_id", 256_000)?,
+    );
+    Ok(Some(ImageInput {
+        token,
+        frame: Some(frame),
+        encoder: ImageEncoder::Gemma3(Gemma3Vision {
+            tower: "vision_tower.".into(),
+            projector: "multi_modal_projector.".into(),
+            image,
+            patch: s.patch as u64,
+            channels: s.channels as u64,
+            hidden: s.hidden as u64,
+            intermediate: s.intermediate as u64,
+            heads,
+            depth: s.layers as u64,
+            eps,
+            act,
+            tokens,
+            head: flag(v, "vision_use_head", true)?,
+        }),
+    }))
 }
 
 /// Gemma 4's sub-config `key`: `None` where the wrapper has none (its class then builds no such

@@ -656,6 +656,7 @@ pub fn llava_image(top: &Config) -> Result<Option<ImageInput>> {
     }
     Ok(Some(ImageInput {
         token,
+        frame: None,
         encoder: ImageEncoder::Llava(Llava {
             tower: "vision_tower.".into(),
             projector: "multi_modal_projector.".into(),

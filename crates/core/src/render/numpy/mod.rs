@@ -583,6 +583,11 @@ fn config_json(spec: &Spec) -> serde_json::Value {
                 "act": act_name(l.act), "layers": l.layers, "drop_class": l.drop_class,
                 "projector_act": act_name(l.projector_act), "projector_bias": l.projector_bias,
             }),
+            crate::spec::ImageEncoder::Gemma3(g) => json!({
+                "token": i.token, "tower": g.tower, "projector": g.projector, "channels": g.channels,
+                "image": g.image, "patch": g.patch, "heads": g.heads, "depth": g.depth, "eps": g.eps,
+                "act": act_name(g.act), "tokens": g.tokens, "pool": g.pool(),
+            }),
         },
         None => serde_json::Value::Null,
     };

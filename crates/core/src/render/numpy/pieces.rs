@@ -3,14 +3,25 @@
 
 use crate::render::fragment::Pieces;
 use crate::spec::{
-    DeltaStore, Ffn, Mixer, NormKind, NormPlace, Position, Residual, Spec, SsmGate, Stream,
+    DeltaStore, Ffn, ImageEncoder, Mixer, NormKind, NormPlace, Position, Residual, Spec, SsmGate,
+    Stream,
 };
 
 pub(super) fn pieces(g: &crate::graph::Graph) -> Pieces {
     let spec = &g.spec;
     let mut p = Pieces::default();
-    // A wrapper run on an image: its encoder, and its features in the placeholders' places.
-    p.set("image", spec.image.is_some());
+    // A wrapper run on an image: its encoder, and its features in the placeholders' places;
+    // Gemma 3's image tokens see each other both ways.
+    let encoder = spec.image.as_ref().map(|i| &i.encoder);
+    p.set("image", encoder.is_some());
+    p.set(
+        "image_llava",
+        matches!(encoder, Some(ImageEncoder::Llava(_))),
+    );
+    p.set(
+        "image_gemma3",
+        matches!(encoder, Some(ImageEncoder::Gemma3(_))),
+    );
     // Dory's nGPT: learned scales on queries, gates, the MLP's halves and the logits.
     p.set("ngpt", spec.ngpt.is_some());
     // DeepSeek-V4's layers whose experts are chosen by token id.

@@ -3,18 +3,25 @@
 //! puts the image's features in the placeholders' places.
 
 use super::*;
-use crate::spec::{ImageEncoder, ImageInput};
+use crate::spec::{Gemma3Vision, ImageEncoder, ImageInput};
 
 /// The towers' classes.
 pub(super) fn classes(image: &ImageInput) -> String {
     match image.encoder {
         ImageEncoder::Llava(_) => include_str!("llava.py").trim_end().to_string(),
+        // SigLIP's layers are CLIP's.
+        ImageEncoder::Gemma3(_) => [include_str!("llava.py"), include_str!("gemma3.py")]
+            .map(str::trim_end)
+            .join("\n\n\n"),
     }
 }
 
 /// The checkpoint's Model: the language model under `module`, the towers beside it.
 pub(super) fn model(spec: &Spec, n: &Names, module: &str, image: &ImageInput) -> String {
-    let ImageEncoder::Llava(l) = &image.encoder;
+    let l = match &image.encoder {
+        ImageEncoder::Llava(l) => l,
+        ImageEncoder::Gemma3(g) => return gemma3(spec, n, module, image, g),
+    };
     let tower = l.tower.trim_end_matches('.');
     let projector = l.projector.trim_end_matches('.');
     let act = |a: Act| format!("lambda x: {}", act_expr(a, "x"));
@@ -83,6 +90,73 @@ class Model(nn.Module):
             ("v", spec.out_vocab().to_string()),
             ("token", image.token.to_string()),
             ("embed", n.path(Role::Embed)),
+        ],
+    )
+}
+
+/// Gemma 3's Model: the features go in after the decoder scales its embeddings (a hook before
+/// its first layer), and its image's tokens see each other both ways while it runs.
+fn gemma3(spec: &Spec, n: &Names, module: &str, image: &ImageInput, g: &Gemma3Vision) -> String {
+    let embed = n.path(Role::Embed);
+    let layers = match embed.rsplit_once('.') {
+        Some((decoder, _)) => format!("{decoder}.layers"),
+        None => "layers".into(),
+    };
+    fill(
+        r#"
+
+
+class Model(nn.Module):
+    """Gemma 3: the language model under ${module}, SigLIP's vision model and the projector beside it."""
+
+    def __init__(self):
+        super().__init__()
+        self.${module} = LanguageModel()
+        self.${tower} = SiglipVision(${channels}, ${image}, ${patch}, ${hidden}, ${intermediate}, ${heads}, ${layers}, ${eps}, ${act}, ${head})
+        self.${projector} = Gemma3Projector(${hidden}, ${text}, ${grid}, ${pool}, ${eps})
+
+    def image_features(self, pixel_values):  # [B, ${channels}, ${image}, ${image}] -> [B, ${tokens}, ${text}]
+        return self.${projector}(self.${tower}(pixel_values))
+
+    def forward(self, input_ids, pixel_values=None):  # [B, T] int64 -> logits [B, T, ${v}]
+        global IMAGE_REACH
+        if pixel_values is None:
+            return self.${module}(input_ids)
+        features = self.image_features(pixel_values).flatten(0, 1)
+
+        def put(layer, args):  # each placeholder's state, as the scaled embedding leaves it, replaced by the next feature
+            x = args[0].clone()
+            x[input_ids == ${token}] = features.to(x.dtype)
+            return (x,) + args[1:]
+
+        hook = self.${module}.${decoder_layers}[0].register_forward_pre_hook(put)
+        IMAGE_REACH = image_reach(input_ids[0], ${token})
+        try:
+            return self.${module}(input_ids)
+        finally:
+            hook.remove()
+            IMAGE_REACH = None"#,
+        &[
+            ("module", module.to_string()),
+            ("tower", g.tower.trim_end_matches('.').to_string()),
+            ("projector", g.projector.trim_end_matches('.').to_string()),
+            ("channels", g.channels.to_string()),
+            ("image", g.image.to_string()),
+            ("patch", g.patch.to_string()),
+            ("hidden", g.hidden.to_string()),
+            ("intermediate", g.intermediate.to_string()),
+            ("heads", g.heads.to_string()),
+            ("layers", g.depth.to_string()),
+            ("eps", fmt_f(g.eps)),
+            ("act", format!("lambda x: {}", act_expr(g.act, "x"))),
+            ("head", py_bool(g.head)),
+            ("text", spec.hidden.to_string()),
+            ("grid", g.grid().to_string()),
+            ("pool", g.pool().to_string()),
+            ("tokens", g.tokens.to_string()),
+            ("v", spec.out_vocab().to_string()),
+            ("token", image.token.to_string()),
+            ("decoder_layers", layers),
         ],
     )
 }

@@ -275,14 +275,27 @@ pub(super) fn mask(spec: &Spec) -> String {
         | Position::Alibi(_)
         | Position::None => String::new(),
     };
+    // An image's tokens that see each other both ways (Gemma 3): the Model sets each
+    // position's last key while it runs the language model on an image.
+    let (reach, causal) = match spec.image.as_ref().is_some_and(|i| i.encoder.both_ways()) {
+        true => (
+            "IMAGE_REACH = None  # while an image runs: each position's last key (Model.forward)\n\n\n",
+            "j <= (i if IMAGE_REACH is None else torch.maximum(i, IMAGE_REACH[:T, None]))  # causal, an image's tokens seeing their whole image",
+        ),
+        false => ("", "j <= i  # causal"),
+    };
     bias + &fill(
-        r#"def attention_mask(T, span):
+        r#"${reach}def attention_mask(T, span):
     """True where query i may attend to key j; span is ("full", 0), ("sliding", w) or ("chunked", c)."""
     i = torch.arange(T)[:, None]
     j = torch.arange(T)[None, :]
-    allowed = j <= i  # causal
+    allowed = ${causal}
 ${rules}    return allowed"#,
-        &[("rules", rules)],
+        &[
+            ("rules", rules),
+            ("reach", reach.to_string()),
+            ("causal", causal.to_string()),
+        ],
     )
 }
 

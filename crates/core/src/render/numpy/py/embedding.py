@@ -7,7 +7,7 @@ def embed(ids, W):
         ids = np.concatenate([P["first_row"] + np.arange(P["length"]), ids])  # ids: [P + T], the learned prompt's rows first
     x = w(W, "embed")[ids]  # x: [T, hidden], row ids[t] of the embedding for each position
 #: image
-    if "features" in IMAGE:
+    if "features" in IMAGE and not C["embed_scale"]:
         x[ids == CONFIG["image"]["token"]] = IMAGE["features"]  # each image placeholder's row the next of the image's features
 #.
 #: embed_proj
@@ -19,6 +19,10 @@ def embed(ids, W):
         x = x + w(W, "segment_embed")[seg]  # x: [P + T, hidden], + the embedding of its segment
     if C["embed_scale"]:
         x = x * np.float32(math.sqrt(C["hidden"]))  # x: [T, hidden], the token embeddings scaled by sqrt(hidden)
+#: image
+    if "features" in IMAGE and C["embed_scale"]:
+        x[ids == CONFIG["image"]["token"]] = IMAGE["features"]  # the features in place after the scaling, which is the embedding layer's own (Gemma's)
+#.
     if C["embed_mult"] != 1:
         x = x * np.float32(C["embed_mult"])  # x: [T, hidden], a fixed multiplier
     if C["learned_positions"]:

@@ -16,7 +16,10 @@ def main():
 #: image
     W = load_safetensors(a.weights)
     if a.pixels:
-        IMAGE["features"] = llava_features(np.load(a.pixels).astype(np.float32), W)
+        IMAGE["features"] = image_features(np.load(a.pixels).astype(np.float32), W)
+#: image_gemma3
+        IMAGE["reach"] = image_reach(ids, CONFIG["image"]["token"])
+#.
     np.save(a.out, forward(ids, W))
 #.
 
