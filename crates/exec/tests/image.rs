@@ -78,7 +78,10 @@ fn flops_per_image_match_torchs_count() {
 /// pixels given to a model that runs no image are refused with what would be valid.
 #[test]
 fn mismatched_images_are_refused() {
-    let dir = &fixtures::images()[0];
+    let dir = &fixtures::images()
+        .into_iter()
+        .find(|d| d.ends_with("llava"))
+        .unwrap();
     let (model, ids, _, pixels) = load(dir);
     let cache = || Cache::new(model.spec.layers as usize);
     let short: Vec<u32> = ids
