@@ -28,11 +28,44 @@ fn holds(spec: &Spec, names: &HashSet<&str>) -> bool {
 /// prefix) whose every name the header holds; its own when none does (verify then reports what
 /// is missing). BLT's stacks have one layout.
 pub fn fit(spec: &mut Spec, stored: &[Stored]) {
+    let names: HashSet<&str> = stored.iter().map(|t| t.name.as_str()).collect();
+    fit_language_model(spec, &names);
+    fit_towers(spec, &names);
+}
+
+/// A tower saved with its vision model's own nesting (`vision_tower.vision_model.*`, as the
+/// published LLaVA and Gemma 3 checkpoints hold it; transformers 5 drops the `vision_model.`
+/// on load and on save) is read there: its prefix, and the image encoder's, gain it.
+fn fit_towers(spec: &mut Spec, names: &HashSet<&str>) {
+    const NESTED: &str = "vision_model.";
+    for tower in &mut spec.towers {
+        let saved: Vec<String> = tower.tensors().map(|(name, _)| name).collect();
+        if saved.is_empty() || saved.iter().any(|n| names.contains(n.as_str())) {
+            continue;
+        }
+        let nested = format!("{}{NESTED}", tower.prefix);
+        let all = saved.iter().all(|name| {
+            let rest = &name[tower.prefix.len()..];
+            names.contains(format!("{nested}{rest}").as_str())
+        });
+        if !all {
+            continue;
+        }
+        if let Some(image) = &mut spec.image {
+            let prefix = image.encoder.tower_mut();
+            if *prefix == tower.prefix {
+                *prefix = nested.clone();
+            }
+        }
+        tower.prefix = nested;
+    }
+}
+
+fn fit_language_model(spec: &mut Spec, names: &HashSet<&str>) {
     if matches!(spec.hf_wrap, HfWrap::Module { .. }) {
         return;
     }
-    let names: HashSet<&str> = stored.iter().map(|t| t.name.as_str()).collect();
-    if holds(spec, &names) {
+    if holds(spec, names) {
         return;
     }
     let mut others = vec![
@@ -50,7 +83,7 @@ pub fn fit(spec: &mut Spec, stored: &[Stored]) {
         if wrap == HfWrap::None {
             other.towers.clear();
         }
-        if holds(&other, &names) {
+        if holds(&other, names) {
             *spec = other;
             return;
         }

@@ -47,6 +47,56 @@ fn logits_with_an_image_match_transformers() {
     }
 }
 
+/// The towers as LLaVA's and Gemma 3's published checkpoints store them, nested in their vision
+/// model (`vision_tower.vision_model.*`, which transformers 5 drops on load and on save): the
+/// checkpoint verifies and runs the image to the same logits.
+#[test]
+fn a_tower_nested_in_its_vision_model_runs_the_same() {
+    for name in ["llava-jpeg", "gemma3-jpeg"] {
+        let dir = fixtures::images()
+            .into_iter()
+            .find(|d| d.ends_with(name))
+            .unwrap();
+        let tmp = tempfile::tempdir().unwrap();
+        for f in ["config.json", "expected.json", "pixels.npy"] {
+            std::fs::copy(dir.join(f), tmp.path().join(f)).unwrap();
+        }
+        let bytes = std::fs::read(dir.join("model.safetensors")).unwrap();
+        let st = safetensors::SafeTensors::deserialize(&bytes).unwrap();
+        let renamed: Vec<(String, safetensors::tensor::TensorView)> = st
+            .tensors()
+            .into_iter()
+            .map(|(n, t)| match n.strip_prefix("vision_tower.") {
+                Some(rest) => (format!("vision_tower.vision_model.{rest}"), t),
+                None => (n, t),
+            })
+            .collect();
+        safetensors::serialize_to_file(renamed, None, &tmp.path().join("model.safetensors"))
+            .unwrap();
+        let c = anatomy_checkpoint::open(tmp.path()).unwrap();
+        let spec = spec_of(&c);
+        let g = anatomy_core::graph::build(&spec).unwrap();
+        let r = anatomy_checkpoint::verify::verify(&g, &c).unwrap();
+        assert!(
+            r.missing.is_empty() && r.misshaped.is_empty() && r.unexpected.is_empty(),
+            "{name}: {:?}",
+            r.missing
+        );
+        let (model, ids, want, pixels) = load(tmp.path());
+        let got: Vec<Vec<f32>> = model
+            .forward_image(&ids, &pixels, &mut Cache::new(model.spec.layers as usize))
+            .unwrap()
+            .to_vec2()
+            .unwrap();
+        let d = got
+            .iter()
+            .zip(&want)
+            .flat_map(|(g, w)| g.iter().zip(w).map(|(a, b)| (a - b).abs()))
+            .fold(0.0f32, f32::max);
+        assert!(d < 1e-4, "{name}: max |Δlogit| {d}");
+    }
+}
+
 /// `stats`' FLOPs per image equal torch's count of the same tower (its embedding and the
 /// layers up to the last state read) and projector on the fixture's image.
 #[test]

@@ -60,6 +60,14 @@ impl ImageEncoder {
         }
     }
 
+    /// The name prefix of its vision tower's tensors, to move with the checkpoint's layout.
+    pub fn tower_mut(&mut self) -> &mut String {
+        match self {
+            ImageEncoder::Llava(l) => &mut l.tower,
+            ImageEncoder::Gemma3(g) => &mut g.tower,
+        }
+    }
+
     /// Whether an image's placeholder tokens attend to each other both ways (a run of them, up
     /// to the last), not only to those before.
     pub fn both_ways(&self) -> bool {

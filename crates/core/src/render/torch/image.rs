@@ -36,7 +36,7 @@ class Model(nn.Module):
     def __init__(self):
         super().__init__()
         self.${module} = LanguageModel()
-        self.${tower} = ClipVision(${channels}, ${image}, ${patch}, ${hidden}, ${intermediate}, ${heads}, ${layers}, ${eps}, ${act})
+${holders}        self.${tower} = ClipVision(${channels}, ${image}, ${patch}, ${hidden}, ${intermediate}, ${heads}, ${layers}, ${eps}, ${act})
         self.${projector} = LlavaProjector(${joined}, ${text}, ${bias}, ${projector_act})
 
     def image_features(self, pixel_values):  # [B, ${channels}, ${image}, ${image}] -> [B, ${features}, ${text}]
@@ -61,6 +61,7 @@ class Model(nn.Module):
         &[
             ("module", module.to_string()),
             ("tower", tower.to_string()),
+            ("holders", holders(tower)),
             ("projector", projector.to_string()),
             ("channels", l.channels.to_string()),
             ("image", l.image.to_string()),
@@ -112,7 +113,7 @@ class Model(nn.Module):
     def __init__(self):
         super().__init__()
         self.${module} = LanguageModel()
-        self.${tower} = SiglipVision(${channels}, ${image}, ${patch}, ${hidden}, ${intermediate}, ${heads}, ${layers}, ${eps}, ${act}, ${head})
+${holders}        self.${tower} = SiglipVision(${channels}, ${image}, ${patch}, ${hidden}, ${intermediate}, ${heads}, ${layers}, ${eps}, ${act}, ${head})
         self.${projector} = Gemma3Projector(${hidden}, ${text}, ${grid}, ${pool}, ${eps})
 
     def image_features(self, pixel_values):  # [B, ${channels}, ${image}, ${image}] -> [B, ${tokens}, ${text}]
@@ -139,6 +140,7 @@ class Model(nn.Module):
         &[
             ("module", module.to_string()),
             ("tower", g.tower.trim_end_matches('.').to_string()),
+            ("holders", holders(g.tower.trim_end_matches('.'))),
             ("projector", g.projector.trim_end_matches('.').to_string()),
             ("channels", g.channels.to_string()),
             ("image", g.image.to_string()),
@@ -159,4 +161,13 @@ class Model(nn.Module):
             ("decoder_layers", layers),
         ],
     )
+}
+
+/// The empty modules a tower's attribute path passes through (`vision_tower` of
+/// `vision_tower.vision_model`, as published checkpoints nest it), each made before it.
+fn holders(path: &str) -> String {
+    let parts: Vec<&str> = path.split('.').collect();
+    (1..parts.len())
+        .map(|i| format!("        self.{} = nn.Module()\n", parts[..i].join(".")))
+        .collect()
 }
