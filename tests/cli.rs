@@ -494,7 +494,8 @@ fn run_takes_an_image_file_through_the_checkpoints_processor() {
     let model = exec_fixture("image/llava-jpeg");
     let image = model.join("image.jpg");
     let (ids, count, want) = npy::expected(&model);
-    let extra = ["--image", image.to_str().unwrap()];
+    // The fixtures' pixels are transformers' PIL backend's.
+    let extra = ["--image", image.to_str().unwrap(), "--image-backend", "pil"];
     let worst = run_logits(&model, &ids, &extra, (count, 96), &want);
     assert!(worst < 1e-4, "max |Δlogit| = {worst}");
     let refused = |model: &std::path::Path| {
@@ -583,14 +584,23 @@ fn run_chats_about_an_image_as_transformers_processor_does() {
         let image = image.to_str().unwrap();
         if let Some(chat) = expected.get("chat") {
             let question = chat["prompt"].as_str().unwrap();
-            let args = ["--chat", "--prompt", question, "--image", image];
+            let args = [
+                "--chat",
+                "--prompt",
+                question,
+                "--image",
+                image,
+                "--image-backend",
+                "pil",
+            ];
             let (got, worst) = run(&args, &chat["logits"]);
             assert_eq!(got["prompt_text"], chat["text"], "{name}");
             assert_eq!(got["prompt_ids"], chat["ids"], "{name}");
             assert!(worst < 1e-4, "{name}: max |Δlogit| = {worst}");
         }
         if let Some(text) = expected["prompt_text"].as_str() {
-            let (got, worst) = run(&["--prompt", text, "--image", image], &expected["logits"]);
+            let args = ["--prompt", text, "--image", image, "--image-backend", "pil"];
+            let (got, worst) = run(&args, &expected["logits"]);
             assert_eq!(got["prompt_ids"], expected["ids"], "{name}");
             assert!(worst < 1e-4, "{name}: max |Δlogit| = {worst}");
         }

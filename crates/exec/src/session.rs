@@ -223,20 +223,20 @@ pub fn image_logits_npy(
 /// the checkpoint's own image processor (`--image`).
 pub enum Picture {
     Pixels(std::path::PathBuf),
-    File(std::path::PathBuf),
+    File(std::path::PathBuf, crate::processor::Backend),
 }
 
 impl Picture {
     pub fn flag(&self) -> &'static str {
         match self {
             Picture::Pixels(_) => "--pixels",
-            Picture::File(_) => "--image",
+            Picture::File(..) => "--image",
         }
     }
 
     pub fn path(&self) -> &Path {
         match self {
-            Picture::Pixels(p) | Picture::File(p) => p,
+            Picture::Pixels(p) | Picture::File(p, _) => p,
         }
     }
 }
@@ -260,9 +260,9 @@ pub fn pixels(picture: &Picture, opened: &Opened) -> Result<candle_core::Tensor,
     };
     match picture {
         Picture::Pixels(_) => npy_pixels(path, input.encoder.pixels()),
-        Picture::File(_) => {
+        Picture::File(_, backend) => {
             let folder = Path::new(&opened.checkpoint.path);
-            let pixels = crate::processor::pixels(path, folder)?;
+            let pixels = crate::processor::pixels(path, folder, *backend)?;
             let want = input.encoder.shape().map(|n| n as usize);
             if pixels.dims() != want {
                 return Err(Error::file(

@@ -1,9 +1,11 @@
-//! `run --image`'s processing against transformers' PIL-backed image processors
+//! `run --image`'s processing against transformers' image processors, both backends
 //! (`scripts/make_processor_fixtures.py`): PNG and JPEG images of each kind Pillow writes, through
 //! CLIP's, SigLIP's, ViT's, BLIP's and BiT's processors with every convolution filter, sizes that
 //! shrink, grow and crop past the image, and settings from the file or the class's defaults; the
-//! pixel values agree within 1e-6.
+//! pixel values agree within 1e-6 with the PIL backend's and with the torchvision backend's
+//! (which has no box or Hamming filter: refused).
 
+use anatomy_exec::processor::Backend;
 use anatomy_exec::{npy, processor};
 use std::path::PathBuf;
 
@@ -22,21 +24,35 @@ fn image(dir: &std::path::Path) -> PathBuf {
 fn pixels_match_transformers_processors() {
     let dirs = fixtures::processed();
     assert!(dirs.len() >= 12, "{dirs:?}");
+    let mut torchvision = 0;
     for dir in dirs {
         let name = fixtures::name(&dir);
-        let (shape, want) =
-            npy::decode_f32(&std::fs::read(dir.join("pixels.npy")).unwrap()).unwrap();
-        let got = processor::pixels(&image(&dir), &dir).unwrap_or_else(|e| panic!("{name}: {e}"));
-        assert_eq!(got.dims(), &shape[..], "{name}");
-        let got: Vec<f32> = got.flatten_all().unwrap().to_vec1().unwrap();
-        let d = got
-            .iter()
-            .zip(&want)
-            .map(|(a, b)| (a - b).abs())
-            .fold(0.0f32, f32::max);
-        eprintln!("{name}: {shape:?}, max |Δ| {d:e}");
-        assert!(d <= 1e-6, "{name}: max |Δ| {d}");
+        for (backend, file) in [
+            (Backend::Pil, "pixels.npy"),
+            (Backend::Torchvision, "pixels_torchvision.npy"),
+        ] {
+            let got = processor::pixels(&image(&dir), &dir, backend);
+            let Ok(bytes) = std::fs::read(dir.join(file)) else {
+                // torchvision has no such filter: transformers fails, and so does anatomy.
+                let e = got.unwrap_err().to_string();
+                assert!(e.contains("--image-backend pil"), "{name}: {e}");
+                continue;
+            };
+            torchvision += usize::from(backend == Backend::Torchvision);
+            let (shape, want) = npy::decode_f32(&bytes).unwrap();
+            let got = got.unwrap_or_else(|e| panic!("{name} {backend:?}: {e}"));
+            assert_eq!(got.dims(), &shape[..], "{name}");
+            let got: Vec<f32> = got.flatten_all().unwrap().to_vec1().unwrap();
+            let d = got
+                .iter()
+                .zip(&want)
+                .map(|(a, b)| (a - b).abs())
+                .fold(0.0f32, f32::max);
+            eprintln!("{name} {backend:?}: {shape:?}, max |Δ| {d:e}");
+            assert!(d <= 1e-6, "{name} {backend:?}: max |Δ| {d}");
+        }
     }
+    assert!(torchvision >= 10, "{torchvision}");
 }
 
 /// The image fixtures that see a JPEG through their saved processor (LLaVA's CLIP processor,
@@ -51,7 +67,7 @@ fn image_fixtures_pixels_are_their_processors() {
     for dir in dirs {
         let name = fixtures::name(&dir);
         let (_, want) = npy::decode_f32(&std::fs::read(dir.join("pixels.npy")).unwrap()).unwrap();
-        let got = processor::pixels(&dir.join("image.jpg"), &dir)
+        let got = processor::pixels(&dir.join("image.jpg"), &dir, Backend::Pil)
             .unwrap_or_else(|e| panic!("{name}: {e}"));
         let got: Vec<f32> = got.flatten_all().unwrap().to_vec1().unwrap();
         assert_eq!(got.len(), want.len(), "{name}");
@@ -79,7 +95,7 @@ fn images_the_processor_cannot_take_are_refused() {
         r#"{"image_processor_type": "ViTImageProcessor"}"#,
     )
     .unwrap();
-    let e = processor::pixels(&dir.path().join("grey.png"), dir.path())
+    let e = processor::pixels(&dir.path().join("grey.png"), dir.path(), Backend::Pil)
         .unwrap_err()
         .to_string();
     assert!(
@@ -87,12 +103,12 @@ fn images_the_processor_cannot_take_are_refused() {
         "{e}"
     );
     std::fs::write(dir.path().join("not.png"), b"\x89PNG\r\n\x1a\nnothing").unwrap();
-    let e = processor::pixels(&dir.path().join("not.png"), dir.path())
+    let e = processor::pixels(&dir.path().join("not.png"), dir.path(), Backend::Pil)
         .unwrap_err()
         .to_string();
     assert!(e.contains("not.png") && e.contains("not a PNG"), "{e}");
     std::fs::remove_file(dir.path().join("preprocessor_config.json")).unwrap();
-    let e = processor::pixels(&dir.path().join("grey.png"), dir.path())
+    let e = processor::pixels(&dir.path().join("grey.png"), dir.path(), Backend::Pil)
         .unwrap_err()
         .to_string();
     assert!(

@@ -1,22 +1,31 @@
 //! `run --image`: an image file made into the pixel values a model's image processor makes, as
-//! transformers' PIL-backed processors make them (`…ImageProcessorPil`): decoded and made RGB
-//! (`decode`), resized as Pillow resizes (`resample`), cropped at the centre, rescaled and
-//! normalized, channels first. The processor's settings come from the checkpoint's
+//! either of transformers' backends makes them (`Backend`): decoded and made RGB (`decode`),
+//! resized (`resample`), cropped at the centre, rescaled and normalized, channels first. The processor's settings come from the checkpoint's
 //! `preprocessor_config.json` (or `processor_config.json`'s `image_processor`), each key missing
 //! there at its class's default.
 //!
 //! The processors read are those whose whole work is that sequence (CLIP's, SigLIP's, ViT's,
-//! BLIP's, BiT's, and Gemma 3's without pan and scan). transformers' torchvision backend, its default where torchvision is installed,
-//! resizes with other rounding: about 0.5% of its values differ from the PIL backend's by one
-//! 8-bit level.
+//! BLIP's, BiT's, and Gemma 3's without pan and scan).
 
 pub mod decode;
 pub mod resample;
 
 use anatomy_core::Error;
-use resample::{Filter, Image};
+use resample::{Filter, Image, Rounding};
 use serde_json::Value;
 use std::path::Path;
+
+/// Which of transformers' image-processor backends to match: they round differently (about
+/// 0.5% of the values a level apart) and pad a crop larger than the image otherwise.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backend {
+    /// torchvision's (`CLIPImageProcessor` in transformers 5), its default where torchvision is
+    /// installed: torch's uint8 resize (bilinear as on CPUs with AVX2, AVX-512 or Arm, where
+    /// torchvision takes it; elsewhere it resizes bilinear in f32).
+    Torchvision,
+    /// Pillow's and NumPy's (`CLIPImageProcessorPil`), its default without torchvision.
+    Pil,
+}
 
 /// How the image is sized before the crop.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -279,36 +288,58 @@ impl Processor {
         })
     }
 
-    /// The image's pixel values, channels first: `[3, height, width]` and the values.
-    pub fn process(&self, image: &Image) -> ([usize; 3], Vec<f32>) {
+    /// The image's pixel values as `backend` makes them, channels first: `[3, height, width]`
+    /// and the values; an error where that backend has no such filter.
+    pub fn process(
+        &self,
+        image: &Image,
+        backend: Backend,
+    ) -> Result<([usize; 3], Vec<f32>), String> {
         let mut image = image.clone();
         if let Some((size, filter)) = self.resize {
             let (height, width) = match size {
                 Size::Exact { height, width } => (height, width),
                 Size::ShortestEdge(short) => shortest_edge(image.height, image.width, short),
             };
-            image = image.resize(width, height, filter);
+            let rounding = match backend {
+                Backend::Pil => Rounding::Pillow,
+                Backend::Torchvision => match filter {
+                    Filter::Bilinear | Filter::Bicubic | Filter::Lanczos => Rounding::Torch,
+                    Filter::Box | Filter::Hamming => {
+                        return Err(format!("resamples with {filter:?}, which torchvision's resize does not have (transformers' torchvision backend fails on it); give --image-backend pil"))
+                    }
+                },
+            };
+            image = image.resize(width, height, filter, rounding);
         }
         if let Some((height, width)) = self.crop {
-            image = center_crop(&image, height, width);
+            image = center_crop(&image, height, width, backend);
         }
         let (h, w) = (image.height, image.width);
         let mut out = vec![0f32; 3 * h * w];
         for c in 0..3 {
             for i in 0..h * w {
                 let v = image.data[i * 3 + c];
-                // numpy's order: to f64 times the factor, then f32; the mean and deviation in f32.
-                let mut x = match self.rescale {
-                    Some(f) => (f64::from(v) * f) as f32,
-                    None => f32::from(v),
+                out[c * h * w + i] = match (backend, self.rescale, &self.normalize) {
+                    // torchvision's fused form: the mean and deviation over the factor, in f32.
+                    (Backend::Torchvision, Some(f), Some((mean, std))) => {
+                        let k = (1.0 / f) as f32;
+                        (f32::from(v) - mean[c] * k) / (std[c] * k)
+                    }
+                    (Backend::Torchvision, Some(f), None) => f32::from(v) * f as f32,
+                    // NumPy's order: to f64 times the factor, then f32.
+                    (Backend::Pil, Some(f), normalize) => {
+                        let x = (f64::from(v) * f) as f32;
+                        normalize.map_or(x, |(mean, std)| (x - mean[c]) / std[c])
+                    }
+                    (_, None, normalize) => {
+                        let x = f32::from(v);
+                        normalize.map_or(x, |(mean, std)| (x - mean[c]) / std[c])
+                    }
                 };
-                if let Some((mean, std)) = &self.normalize {
-                    x = (x - mean[c]) / std[c];
-                }
-                out[c * h * w + i] = x;
             }
         }
-        ([3, h, w], out)
+        Ok(([3, h, w], out))
     }
 }
 
@@ -329,12 +360,19 @@ fn shortest_edge(height: usize, width: usize, short: usize) -> (usize, usize) {
 }
 
 /// transformers' `center_crop`: the middle `height` × `width`, padded with zeros (black) where
-/// the image is smaller.
-fn center_crop(image: &Image, height: usize, width: usize) -> Image {
+/// the image is smaller: NumPy's puts it at ceil(pad / 2), torchvision's at floor(pad / 2).
+fn center_crop(image: &Image, height: usize, width: usize, backend: Backend) -> Image {
     let (h, w) = (image.height as i64, image.width as i64);
-    // Python's floor division: where the crop is larger, the image sits at ceil(pad / 2).
-    let top = (h - height as i64).div_euclid(2);
-    let left = (w - width as i64).div_euclid(2);
+    let offset = |size: i64, crop: i64| match backend {
+        // Python's floor division of a possibly negative difference.
+        Backend::Pil => (size - crop).div_euclid(2),
+        Backend::Torchvision => match crop > size {
+            true => -((crop - size) / 2),
+            false => (size - crop) / 2,
+        },
+    };
+    let top = offset(h, height as i64);
+    let left = offset(w, width as i64);
     let mut data = vec![0u8; height * width * 3];
     for y in 0..height as i64 {
         for x in 0..width as i64 {
@@ -425,8 +463,8 @@ fn triple(v: Option<&Value>, default: [f32; 3], file: &str, key: &str) -> Result
 }
 
 /// The pixel values of the image file at `path` through the processor of the checkpoint
-/// folder `dir`, as a `[3, height, width]` f32 tensor.
-pub fn pixels(path: &Path, dir: &Path) -> Result<candle_core::Tensor, Error> {
+/// folder `dir` as `backend` makes them, as a `[3, height, width]` f32 tensor.
+pub fn pixels(path: &Path, dir: &Path, backend: Backend) -> Result<candle_core::Tensor, Error> {
     let processor = Processor::from_folder(dir)?;
     let shown = path.display().to_string();
     let meta = std::fs::metadata(path).map_err(|e| Error::file(&shown, e.to_string()))?;
@@ -448,7 +486,9 @@ pub fn pixels(path: &Path, dir: &Path) -> Result<candle_core::Tensor, Error> {
             "is grey or has transparency, and the processor's do_convert_rgb is false: transformers would pass it on with other than 3 channels, which the tower does not take; save it as RGB",
         ));
     }
-    let (shape, values) = processor.process(&decoded.image);
+    let (shape, values) = processor
+        .process(&decoded.image, backend)
+        .map_err(|e| Error::file(&shown, format!("goes through a processor that {e}")))?;
     candle_core::Tensor::from_vec(values, shape.to_vec(), &candle_core::Device::Cpu)
         .map_err(|e| Error::file(&shown, e.to_string()))
 }
@@ -472,10 +512,15 @@ mod tests {
             channels: 3,
             data: (1..=9).collect(),
         };
-        let c = center_crop(&image, 1, 1);
+        let c = center_crop(&image, 1, 1, Backend::Pil);
         assert_eq!(c.data, vec![4, 5, 6]);
-        // 3 wide into 5: one black column each side; 1 high into 2: the pad goes on top.
-        let p = center_crop(&image, 2, 5);
+        // 3 wide into 5: one black column each side; 1 high into 2: NumPy pads on top,
+        // torchvision below.
+        let t = center_crop(&image, 2, 5, Backend::Torchvision);
+        let top: Vec<u8> = [0; 3].into_iter().chain(1..=9).chain([0; 3]).collect();
+        assert_eq!(t.data[..15], top[..]);
+        assert_eq!(t.data[15..], [0; 15]);
+        let p = center_crop(&image, 2, 5, Backend::Pil);
         let row = |y: usize| p.data[y * 15..(y + 1) * 15].to_vec();
         assert_eq!(row(0), vec![0; 15]);
         assert_eq!(row(1)[3..12], (1..=9).collect::<Vec<u8>>()[..]);

@@ -1,7 +1,11 @@
-//! Pillow's resize of an 8-bit image with a convolution filter (`Image.resize`, which
-//! transformers' PIL-backed image processors call), to the bit: each output pixel's weights in
-//! f64, turned to 22-bit fixed point, a horizontal pass rounded to 8 bits, then a vertical one,
-//! as Pillow's `libImaging/Resample.c` does. Channels are independent.
+//! An 8-bit image resized with a convolution filter, to the bit, as either of transformers'
+//! image-processor backends does it: Pillow's `Image.resize` (the PIL backend) or torch's
+//! antialiased `interpolate` on uint8 (torchvision's `resize`, the torchvision backend). Both
+//! weigh each output pixel's source pixels alike in f64 (Pillow-SIMD's scheme, which torch
+//! copied), then round them to fixed point, and each pass to 8 bits: Pillow with 22 fraction
+//! bits and, in Pillow 13, the vertical pass first where the image widens and shortens; torch
+//! with as many bits as keep the largest weight within an i16, the horizontal pass first.
+//! Channels are independent.
 
 /// Pillow's resampling filters that resize by convolution (`PIL.Image.Resampling`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -84,8 +88,16 @@ impl Filter {
     }
 }
 
-/// Fraction bits of the fixed-point weights: two bits of headroom over 8-bit sums in 32 bits.
+/// Pillow's fraction bits of the fixed-point weights: two bits of headroom over 8-bit sums in 32
+/// bits.
 const PRECISION: u32 = 32 - 8 - 2;
+
+/// Whose rounding: Pillow's, or torch's (torchvision's resize).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Rounding {
+    Pillow,
+    Torch,
+}
 
 /// One output pixel's source span and fixed-point weights.
 struct Taps {
@@ -93,13 +105,16 @@ struct Taps {
     weights: Vec<i32>,
 }
 
-/// Pillow's `precompute_coeffs` and `normalize_coeffs_8bpc` for `from` input pixels to `to`.
-fn taps(from: usize, to: usize, filter: Filter) -> Vec<Taps> {
+/// Each output pixel's source span and weights for `from` input pixels to `to` (Pillow's
+/// `precompute_coeffs`; torch's `_compute_weights_aa` is the same arithmetic), and the fraction
+/// bits they are rounded to: Pillow's 22, or torch's most that keep the largest weight within an
+/// i16 (`_compute_index_ranges_int16_weights`).
+fn taps(from: usize, to: usize, filter: Filter, rounding: Rounding) -> (Vec<Taps>, u32) {
     let scale = from as f64 / to as f64;
     let filterscale = scale.max(1.0);
     let support = filter.support() * filterscale;
     let ss = 1.0 / filterscale;
-    (0..to)
+    let spans: Vec<(usize, Vec<f64>)> = (0..to)
         .map(|xx| {
             let center = (xx as f64 + 0.5) * scale;
             // C's casts truncate toward zero; the low bound is clamped at 0 after.
@@ -109,32 +124,47 @@ fn taps(from: usize, to: usize, filter: Filter) -> Vec<Taps> {
                 .map(|x| filter.weight((x as f64 - center + 0.5) * ss))
                 .collect();
             let total: f64 = w.iter().sum();
-            let weights = w
-                .iter()
-                .map(|&w| {
-                    let w = if total != 0.0 { w / total } else { w };
-                    let fixed = w * f64::from(1u32 << PRECISION);
-                    if w < 0.0 {
-                        (fixed - 0.5) as i32
-                    } else {
-                        (fixed + 0.5) as i32
-                    }
-                })
-                .collect();
-            Taps { first: lo, weights }
+            (
+                lo,
+                w.iter()
+                    .map(|&w| if total != 0.0 { w / total } else { w })
+                    .collect(),
+            )
         })
-        .collect()
+        .collect();
+    let precision = match rounding {
+        Rounding::Pillow => PRECISION,
+        Rounding::Torch => {
+            let max = spans
+                .iter()
+                .flat_map(|(_, w)| w)
+                .fold(0.0f64, |m, &w| m.max(w));
+            (0..22)
+                .find(|&p| (0.5 + max * f64::from(1u32 << (p + 1))) as i64 >= 1 << 15)
+                .unwrap_or(22)
+        }
+    };
+    let one = f64::from(1u32 << precision);
+    let taps = spans
+        .into_iter()
+        .map(|(first, w)| Taps {
+            first,
+            weights: w
+                .iter()
+                .map(|&w| match w < 0.0 {
+                    true => (w * one - 0.5) as i32,
+                    false => (w * one + 0.5) as i32,
+                })
+                .collect(),
+        })
+        .collect();
+    (taps, precision)
 }
 
-/// A fixed-point sum back to 8 bits, rounded (the sums start at half a unit) and clamped.
-fn clip8(sum: i64) -> u8 {
-    if sum >= (1i64 << PRECISION << 8) {
-        255
-    } else if sum <= 0 {
-        0
-    } else {
-        (sum >> PRECISION) as u8
-    }
+/// A fixed-point sum of `precision` fraction bits back to 8 bits, rounded (the sums start at
+/// half a unit) and clamped.
+fn clip8(sum: i64, precision: u32) -> u8 {
+    (sum >> precision).clamp(0, 255) as u8
 }
 
 /// An interleaved 8-bit image: `height` rows of `width` pixels of `channels` bytes.
@@ -147,20 +177,20 @@ pub struct Image {
 }
 
 impl Image {
-    /// Resized to `width` × `height` as Pillow's `Image.resize(…, resample=filter)` with no box
-    /// and no reducing gap: a pass only along each axis whose size changes, the horizontal one
-    /// first unless the image widens while it shortens (Pillow 13 then shortens it first, which
-    /// rounds differently; Pillow 12 and before always went horizontal first).
-    pub fn resize(&self, width: usize, height: usize, filter: Filter) -> Image {
+    /// Resized to `width` × `height` as Pillow's `Image.resize(…, resample=filter)` (no box,
+    /// no reducing gap) or torch's antialiased uint8 `interpolate` round it: a pass only along
+    /// each axis whose size changes, the horizontal one first, unless Pillow widens the image
+    /// while it shortens it (Pillow 13 then shortens it first; Pillow 12 and before did not).
+    pub fn resize(&self, width: usize, height: usize, filter: Filter, rounding: Rounding) -> Image {
         let horizontal = |i: &Image| match width != i.width {
-            true => i.pass(width, filter, true),
+            true => i.pass(width, filter, rounding, true),
             false => i.clone(),
         };
         let vertical = |i: &Image| match height != i.height {
-            true => i.pass(height, filter, false),
+            true => i.pass(height, filter, rounding, false),
             false => i.clone(),
         };
-        if width > self.width && height < self.height {
+        if rounding == Rounding::Pillow && width > self.width && height < self.height {
             horizontal(&vertical(self))
         } else {
             vertical(&horizontal(self))
@@ -168,24 +198,25 @@ impl Image {
     }
 
     /// One pass along rows (`horizontal`) or columns to `size` pixels.
-    fn pass(&self, size: usize, filter: Filter, horizontal: bool) -> Image {
+    fn pass(&self, size: usize, filter: Filter, rounding: Rounding, horizontal: bool) -> Image {
         let c = self.channels;
         let (width, height) = if horizontal {
             (size, self.height)
         } else {
             (self.width, size)
         };
-        let taps = taps(
+        let (taps, precision) = taps(
             if horizontal { self.width } else { self.height },
             size,
             filter,
+            rounding,
         );
         let mut data = vec![0u8; width * height * c];
         for y in 0..height {
             for x in 0..width {
                 let t = &taps[if horizontal { x } else { y }];
                 for ch in 0..c {
-                    let mut sum = 1i64 << (PRECISION - 1);
+                    let mut sum = 1i64 << precision >> 1;
                     for (i, &w) in t.weights.iter().enumerate() {
                         let (sx, sy) = if horizontal {
                             (t.first + i, y)
@@ -194,7 +225,7 @@ impl Image {
                         };
                         sum += i64::from(self.data[(sy * self.width + sx) * c + ch]) * i64::from(w);
                     }
-                    data[(y * width + x) * c + ch] = clip8(sum);
+                    data[(y * width + x) * c + ch] = clip8(sum, precision);
                 }
             }
         }
@@ -232,13 +263,20 @@ mod tests {
             Filter::Lanczos,
         ] {
             for (from, to) in [(37, 28), (28, 37), (53, 7), (5, 64)] {
-                for t in taps(from, to, filter) {
-                    let sum: i64 = t.weights.iter().map(|&w| i64::from(w)).sum();
-                    let n = t.weights.len() as i64;
-                    assert!(
-                        (sum - (1 << PRECISION)).abs() <= n,
-                        "{filter:?} {from}→{to}"
-                    );
+                for rounding in [Rounding::Pillow, Rounding::Torch] {
+                    let (taps, precision) = taps(from, to, filter, rounding);
+                    for t in taps {
+                        let sum: i64 = t.weights.iter().map(|&w| i64::from(w)).sum();
+                        let n = t.weights.len() as i64;
+                        assert!(
+                            (sum - (1 << precision)).abs() <= n,
+                            "{filter:?} {from}→{to}"
+                        );
+                        // torch's weights fit an i16.
+                        if rounding == Rounding::Torch {
+                            assert!(t.weights.iter().all(|&w| i16::try_from(w).is_ok()));
+                        }
+                    }
                 }
             }
         }
@@ -248,16 +286,18 @@ mod tests {
         /// A flat image stays flat through any filter and size.
         #[test]
         fn a_flat_image_stays_flat(v in any::<u8>(), w in 1usize..40, h in 1usize..40, tw in 1usize..40, th in 1usize..40) {
-            let out = image(w, h, vec![v; w * h]).resize(tw, th, Filter::Bicubic);
-            prop_assert!(out.data.iter().all(|&x| x == v));
-            prop_assert_eq!(out.data.len(), tw * th);
+            for rounding in [Rounding::Pillow, Rounding::Torch] {
+                let out = image(w, h, vec![v; w * h]).resize(tw, th, Filter::Bicubic, rounding);
+                prop_assert!(out.data.iter().all(|&x| x == v));
+                prop_assert_eq!(out.data.len(), tw * th);
+            }
         }
     }
 
     /// Halving by Box averages each pair, rounded half up as Pillow rounds.
     #[test]
     fn box_halving_averages_pairs() {
-        let out = image(4, 1, vec![0, 1, 10, 20]).resize(2, 1, Filter::Box);
+        let out = image(4, 1, vec![0, 1, 10, 20]).resize(2, 1, Filter::Box, Rounding::Pillow);
         assert_eq!(out.data, vec![1, 15]);
     }
 }
