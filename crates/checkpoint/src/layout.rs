@@ -52,9 +52,9 @@ fn fit_towers(spec: &mut Spec, names: &HashSet<&str>) {
             continue;
         }
         if let Some(image) = &mut spec.image {
-            let prefix = image.encoder.tower_mut();
-            if *prefix == tower.prefix {
-                *prefix = nested.clone();
+            let vision = image.encoder.tower_mut();
+            if vision.prefix == tower.prefix {
+                vision.prefix = nested.clone();
             }
         }
         tower.prefix = nested;

@@ -60,11 +60,11 @@ impl ImageEncoder {
         }
     }
 
-    /// The name prefix of its vision tower's tensors, to move with the checkpoint's layout.
-    pub fn tower_mut(&mut self) -> &mut String {
+    /// Its vision tower (its name prefix moves with the checkpoint's layout).
+    pub fn tower_mut(&mut self) -> &mut VisionTower {
         match self {
-            ImageEncoder::Llava(l) => &mut l.tower,
-            ImageEncoder::Gemma3(g) => &mut g.tower,
+            ImageEncoder::Llava(Llava { tower, .. })
+            | ImageEncoder::Gemma3(Gemma3Vision { tower, .. }) => tower,
         }
     }
 
@@ -85,16 +85,16 @@ impl ImageEncoder {
     /// The processed image it takes: channels, height, width.
     pub fn shape(&self) -> [u64; 3] {
         match self {
-            ImageEncoder::Llava(l) => [l.channels, l.image, l.image],
-            ImageEncoder::Gemma3(g) => [g.channels, g.image, g.image],
+            ImageEncoder::Llava(Llava { tower: t, .. })
+            | ImageEncoder::Gemma3(Gemma3Vision { tower: t, .. }) => [t.channels, t.image, t.image],
         }
     }
 
     /// The side of the square image it takes, in pixels.
     pub fn side(&self) -> u64 {
         match self {
-            ImageEncoder::Llava(l) => l.image,
-            ImageEncoder::Gemma3(g) => g.image,
+            ImageEncoder::Llava(Llava { tower: t, .. })
+            | ImageEncoder::Gemma3(Gemma3Vision { tower: t, .. }) => t.image,
         }
     }
 
@@ -108,24 +108,52 @@ impl ImageEncoder {
     }
 }
 
+/// A ViT tower as the encoders run it (CLIP's, SigLIP's): a patch convolution, encoder layers
+/// (LayerNorms, attention among every token, a two-layer MLP), their sizes and settings.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Llava {
-    /// Name prefixes of the tower's and the projector's tensors.
-    pub tower: String,
-    pub projector: String,
-    /// The square image the tower takes, in pixels, and its patch's side.
+pub struct VisionTower {
+    /// Name prefix of its tensors.
+    pub prefix: String,
+    /// The square image it takes, in pixels, and its patch's side.
     pub image: u64,
     pub patch: u64,
     pub channels: u64,
-    /// The tower's width and its MLP's.
+    /// Its width and its MLP's, its heads and layers.
     pub hidden: u64,
     pub intermediate: u64,
     pub heads: u64,
-    /// Its encoder layers.
     pub depth: u64,
-    /// The tower's LayerNorms' ε and its MLP's activation.
+    /// Its LayerNorms' ε and its MLP's activation.
     pub eps: f64,
     pub act: Act,
+}
+
+impl VisionTower {
+    /// Patches along a side.
+    pub fn grid(&self) -> u64 {
+        self.image / self.patch
+    }
+
+    /// The patch convolution over every patch.
+    fn embed_flops(&self) -> u128 {
+        let [d, c, p] = [self.hidden, self.channels, self.patch].map(u128::from);
+        2 * u128::from(self.grid()).pow(2) * d * c * p * p
+    }
+
+    /// One layer over `n` tokens: the four attention projections and the MLP over each, and
+    /// attention's scores and weighted values among them.
+    fn layer_flops(&self, n: u128) -> u128 {
+        let [d, i] = [self.hidden, self.intermediate].map(u128::from);
+        2 * n * (4 * d * d + 2 * d * i) + 4 * n * n * d
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Llava {
+    /// CLIP's vision model.
+    pub tower: VisionTower,
+    /// Name prefix of the projector's tensors.
+    pub projector: String,
     /// The hidden states read (`vision_feature_layer`): indexes into the embeddings' output and
     /// every layer's, from the end where negative.
     pub layers: Vec<i64>,
@@ -137,20 +165,15 @@ pub struct Llava {
 }
 
 impl Llava {
-    /// Patches along a side.
-    pub fn grid(&self) -> u64 {
-        self.image / self.patch
-    }
-
     /// Features (and so placeholder tokens) per image.
     pub fn features(&self) -> u64 {
-        self.grid().pow(2) + u64::from(!self.drop_class)
+        self.tower.grid().pow(2) + u64::from(!self.drop_class)
     }
 
     /// The hidden states read, as indexes from the first layer's input (0) to the last layer's
     /// output (`depth`).
     pub fn states(&self) -> Vec<u64> {
-        let n = self.depth as i64 + 1;
+        let n = self.tower.depth as i64 + 1;
         (self.layers.iter())
             .map(|&i| i.rem_euclid(n) as u64)
             .collect()
@@ -161,40 +184,24 @@ impl Llava {
         self.states().into_iter().max().unwrap_or(0)
     }
 
-    /// The patch convolution over every patch; per layer run, the four attention projections
-    /// and the MLP over every patch and the class token, and attention's scores and weighted
-    /// values among them; the projector over every feature into `text`.
+    /// The patch convolution; each layer run over every patch and the class token; the
+    /// projector over every feature into `text`.
     fn flops(&self, text: u64) -> u128 {
-        let [d, i, c, p] =
-            [self.hidden, self.intermediate, self.channels, self.patch].map(u128::from);
-        let patches = u128::from(self.grid()).pow(2);
-        let n = patches + 1;
-        let layer = 2 * n * (4 * d * d + 2 * d * i) + 4 * n * n * d;
-        let joined = d * self.layers.len() as u128;
+        let n = u128::from(self.tower.grid()).pow(2) + 1;
+        let joined = u128::from(self.tower.hidden) * self.layers.len() as u128;
         let text = u128::from(text);
-        2 * patches * d * c * p * p
-            + u128::from(self.layers_run()) * layer
+        self.tower.embed_flops()
+            + u128::from(self.layers_run()) * self.tower.layer_flops(n)
             + 2 * u128::from(self.features()) * (joined * text + text * text)
     }
 }
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Gemma3Vision {
-    /// Name prefixes of the tower's and the projector's tensors.
-    pub tower: String,
+    /// SigLIP's vision model.
+    pub tower: VisionTower,
+    /// Name prefix of the projector's tensors (its RMSNorm's ε is the tower's).
     pub projector: String,
-    /// The square image the tower takes, in pixels, and its patch's side.
-    pub image: u64,
-    pub patch: u64,
-    pub channels: u64,
-    /// The tower's width and its MLP's, its heads and layers.
-    pub hidden: u64,
-    pub intermediate: u64,
-    pub heads: u64,
-    pub depth: u64,
-    /// The tower's LayerNorms' ε (the projector's RMSNorm's too) and its MLP's activation.
-    pub eps: f64,
-    pub act: Act,
     /// Features per image (`mm_tokens_per_image`), a square number: the patch grid is
     /// average-pooled down to its side.
     pub tokens: u64,
@@ -204,26 +211,17 @@ pub struct Gemma3Vision {
 }
 
 impl Gemma3Vision {
-    /// Patches along a side.
-    pub fn grid(&self) -> u64 {
-        self.image / self.patch
-    }
-
     /// The pooling window's side: the patch grid over the features' grid.
     pub fn pool(&self) -> u64 {
-        self.grid() / self.tokens.isqrt()
+        self.tower.grid() / self.tokens.isqrt()
     }
 
-    /// The patch convolution; per layer, the four attention projections and the MLP over every
-    /// patch, and attention's scores and weighted values among them; the map of every feature
-    /// into `text` (the pooling and the norms are not products).
+    /// The patch convolution; every layer over every patch; the map of every feature into
+    /// `text` (the pooling and the norms are not products).
     fn flops(&self, text: u64) -> u128 {
-        let [d, i, c, p] =
-            [self.hidden, self.intermediate, self.channels, self.patch].map(u128::from);
-        let n = u128::from(self.grid()).pow(2);
-        let layer = 2 * n * (4 * d * d + 2 * d * i) + 4 * n * n * d;
-        2 * n * d * c * p * p
-            + u128::from(self.depth) * layer
-            + 2 * u128::from(self.tokens) * d * u128::from(text)
+        let n = u128::from(self.tower.grid()).pow(2);
+        self.tower.embed_flops()
+            + u128::from(self.tower.depth) * self.tower.layer_flops(n)
+            + 2 * u128::from(self.tokens) * u128::from(self.tower.hidden) * u128::from(text)
     }
 }

@@ -2,7 +2,7 @@
 //! placeholder token's embedding replaced by the next feature.
 
 use super::*;
-use anatomy_core::spec::{Act, Gemma3Vision, ImageEncoder, Llava};
+use anatomy_core::spec::{Gemma3Vision, ImageEncoder, Llava, VisionTower};
 
 impl Model {
     /// `x` ([t, hidden], the embeddings of `ids`) with each placeholder's row replaced by the
@@ -44,29 +44,22 @@ impl Model {
     /// LayerNorm and encoder layers up to the last hidden state read; the states read side by
     /// side (the class token's dropped where the strategy says), through the projector.
     fn llava(&self, l: &Llava, pixels: &Tensor) -> Res<Tensor> {
-        let (c, p, g) = (l.channels as usize, l.patch as usize, l.grid() as usize);
-        let pixels = self.one_image(pixels, [c, l.image as usize, l.image as usize])?;
-        let tower = |name: &str| format!("{}{name}", l.tower);
+        let t = &l.tower;
+        let g = t.grid() as usize;
+        let tower = |name: &str| format!("{}{name}", t.prefix);
         let w = |name: &str| -> Res<&Tensor> { Ok(self.weights.get(&tower(name))?) };
-        let d = l.hidden as usize;
-        let embedded =
-            self.patch_embed(&pixels, &tower("embeddings.patch_embedding.weight"), p, g)?;
+        let d = t.hidden as usize;
+        let embedded = self.patch_embed(t, pixels)?;
         let class = w("embeddings.class_embedding")?.reshape((1, d))?;
         let mut h = Tensor::cat(&[&class, &embedded], 0)?
             .broadcast_add(w("embeddings.position_embedding.weight")?)?;
-        h = self.layer_norm(&h, &tower("pre_layrnorm"), l.eps)?;
+        h = self.layer_norm(&h, &tower("pre_layrnorm"), t.eps)?;
         // Hidden state 0 is the first layer's input; state i, layer i's output.
         let states: Vec<usize> = l.states().into_iter().map(|s| s as usize).collect();
         let last = l.layers_run() as usize;
         let mut kept = vec![h.clone()];
-        let vit = Vit {
-            prefix: &l.tower,
-            eps: l.eps,
-            act: l.act,
-            heads: l.heads as usize,
-        };
         for i in 0..last {
-            h = self.vit_layer(&vit, i, h)?;
+            h = self.vit_layer(t, i, h)?;
             kept.push(h.clone());
         }
         let from = usize::from(l.drop_class);
@@ -108,20 +101,23 @@ impl Model {
         Ok(pixels)
     }
 
-    /// The patch convolution (stride = kernel, no padding) as one product over each patch's
-    /// pixels, channel by row by column as its weight is laid out: [grid², width].
-    fn patch_embed(&self, pixels: &Tensor, weight: &str, patch: usize, grid: usize) -> Res<Tensor> {
-        let c = pixels.dim(0)?;
-        let cropped = pixels
-            .narrow(1, 0, grid * patch)?
-            .narrow(2, 0, grid * patch)?;
-        let patches = cropped
-            .reshape((c, grid, patch, grid, patch))?
+    /// The tower's patch convolution (stride = kernel, no padding) over one image as the
+    /// processor leaves it, as one product over each patch's pixels, channel by row by column
+    /// as its weight is laid out: [grid², width].
+    fn patch_embed(&self, t: &VisionTower, pixels: &Tensor) -> Res<Tensor> {
+        let (c, p, g) = (t.channels as usize, t.patch as usize, t.grid() as usize);
+        let pixels = self.one_image(pixels, [c, t.image as usize, t.image as usize])?;
+        let patches = pixels
+            .narrow(1, 0, g * p)?
+            .narrow(2, 0, g * p)?
+            .reshape((c, g, p, g, p))?
             .permute((1, 3, 0, 2, 4))?
-            .reshape((grid * grid, c * patch * patch))?;
-        let kernel = self.weights.get(weight)?;
+            .reshape((g * g, c * p * p))?;
+        let kernel = self
+            .weights
+            .get(&format!("{}embeddings.patch_embedding.weight", t.prefix))?;
         let d = kernel.dim(0)?;
-        Ok(patches.matmul(&kernel.reshape((d, c * patch * patch))?.t()?)?)
+        Ok(patches.matmul(&kernel.reshape((d, c * p * p))?.t()?)?)
     }
 
     /// The LayerNorm (scale and shift) stored under `name`.
@@ -138,7 +134,7 @@ impl Model {
 
     /// A ViT encoder layer (CLIP's, SigLIP's): a LayerNorm, attention among every patch (biased
     /// projections), a LayerNorm, a biased two-layer MLP, each added to the stream.
-    fn vit_layer(&self, v: &Vit, i: usize, h: Tensor) -> Res<Tensor> {
+    fn vit_layer(&self, v: &VisionTower, i: usize, h: Tensor) -> Res<Tensor> {
         let at = |name: &str| format!("{}encoder.layers.{i}.{name}", v.prefix);
         let ln = |x: &Tensor, name: &str| self.layer_norm(x, &at(name), v.eps);
         let lin = |x: &Tensor, name: &str| -> Res<Tensor> {
@@ -146,9 +142,10 @@ impl Model {
             self.linear(x, &at(&format!("{name}.weight")), Some(b))
         };
         let (n, d) = h.dims2()?;
-        let hd = d / v.heads;
+        let heads = v.heads as usize;
+        let hd = d / heads;
         let a = ln(&h, "layer_norm1")?;
-        let split = |t: Tensor| t.reshape((n, v.heads, hd)).and_then(|t| t.transpose(0, 1));
+        let split = |t: Tensor| t.reshape((n, heads, hd)).and_then(|t| t.transpose(0, 1));
         let q = split(lin(&a, "self_attn.q_proj")?)?;
         let k = split(lin(&a, "self_attn.k_proj")?)?;
         let vv = split(lin(&a, "self_attn.v_proj")?)?;
@@ -165,29 +162,18 @@ impl Model {
     /// encoder layers and last LayerNorm; the patch grid average-pooled to the features' grid
     /// (row by row), an RMSNorm scaled by 1 + its weight, and the map into the text width.
     fn gemma3(&self, g: &Gemma3Vision, pixels: &Tensor) -> Res<Tensor> {
-        let (c, p, grid) = (g.channels as usize, g.patch as usize, g.grid() as usize);
-        let pixels = self.one_image(pixels, [c, g.image as usize, g.image as usize])?;
-        let tower = |name: &str| format!("{}{name}", g.tower);
+        let t = &g.tower;
+        let grid = t.grid() as usize;
+        let tower = |name: &str| format!("{}{name}", t.prefix);
         let w = |name: &str| -> Res<&Tensor> { Ok(self.weights.get(&tower(name))?) };
         let mut h = self
-            .patch_embed(
-                &pixels,
-                &tower("embeddings.patch_embedding.weight"),
-                p,
-                grid,
-            )?
+            .patch_embed(t, pixels)?
             .broadcast_add(w("embeddings.patch_embedding.bias")?)?
             .broadcast_add(w("embeddings.position_embedding.weight")?)?;
-        let vit = Vit {
-            prefix: &g.tower,
-            eps: g.eps,
-            act: g.act,
-            heads: g.heads as usize,
-        };
-        for i in 0..g.depth as usize {
-            h = self.vit_layer(&vit, i, h)?;
+        for i in 0..t.depth as usize {
+            h = self.vit_layer(t, i, h)?;
         }
-        let h = self.layer_norm(&h, &tower("post_layernorm"), g.eps)?;
+        let h = self.layer_norm(&h, &tower("post_layernorm"), t.eps)?;
         // [patches, width] → [width, rows, columns], each pooling window's mean.
         let (k, side, d) = (g.pool() as usize, grid / g.pool() as usize, h.dim(1)?);
         let pooled = h
@@ -199,7 +185,7 @@ impl Model {
             .t()?;
         let rms = Norm {
             kind: NormKind::Rms,
-            eps: g.eps,
+            eps: t.eps,
             unit_offset: true,
             place: NormPlace::Pre,
         };
@@ -218,15 +204,6 @@ fn softmax_rows(x: &Tensor) -> R<Tensor> {
     v.chunks_mut(n)
         .for_each(|row| crate::math::softmax(row, None));
     Tensor::from_vec(v, x.dims(), &Device::Cpu)
-}
-
-/// A ViT encoder's settings, for its layers.
-struct Vit<'a> {
-    /// Its tensors' name prefix (`vision_tower.`).
-    prefix: &'a str,
-    eps: f64,
-    act: Act,
-    heads: usize,
 }
 
 /// The last key each of `ids` (at positions from `start`) sees where a run of image placeholder

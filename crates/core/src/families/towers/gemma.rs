@@ -40,26 +40,14 @@ pub fn gemma3_image(top: &Config) -> Result<Option<ImageInput>> {
     let Some(image) = square(v, "image_size", SIGLIP.0)? else {
         return Ok(None);
     };
-    let name = match v {
-        Some(c) => c.string("hidden_act", "gelu_pytorch_tanh")?,
-        None => "gelu_pytorch_tanh".into(),
+    let (heads, eps, act) = match v {
+        Some(c) => (
+            c.size("num_attention_heads", Some(12))?,
+            c.float("layer_norm_eps", 1e-6)?,
+            activation(c, "hidden_act", "gelu_pytorch_tanh")?,
+        ),
+        None => (12, 1e-6, Act::GeluTanh),
     };
-    let Some(act) = Act::parse(&name) else {
-        return Err(top.err(
-            "vision_config.hidden_act",
-            format!("is {name:?}, an activation anatomy does not run; give gelu, gelu_pytorch_tanh, quick_gelu, relu or silu"),
-        ));
-    };
-    let heads = size(v, "num_attention_heads", 12)?;
-    if heads == 0 || !s.hidden.is_multiple_of(heads as u128) {
-        return Err(top.err(
-            "vision_config.num_attention_heads",
-            format!(
-                "is {heads}, which does not divide the tower's width ({})",
-                s.hidden
-            ),
-        ));
-    }
     let tokens = top.size("mm_tokens_per_image", Some(256))?;
     let side = tokens.isqrt();
     let grid = s.grid as u64;
@@ -68,10 +56,6 @@ pub fn gemma3_image(top: &Config) -> Result<Option<ImageInput>> {
     if side == 0 || side * side != tokens || side > grid || !grid.is_multiple_of(side) {
         return Ok(None);
     }
-    let eps = match v {
-        Some(c) => c.float("layer_norm_eps", 1e-6)?,
-        None => 1e-6,
-    };
     let id = |key: &str, alias: &str, default: u64| -> Result<u64> {
         Ok(match top.opt_size(key)? {
             Some(id) => id,
@@ -87,17 +71,8 @@ pub fn gemma3_image(top: &Config) -> Result<Option<ImageInput>> {
         token,
         frame: Some(frame),
         encoder: ImageEncoder::Gemma3(Gemma3Vision {
-            tower: "vision_tower.".into(),
+            tower: s.runs(top, "vision_tower.", image, heads, eps, act)?,
             projector: "multi_modal_projector.".into(),
-            image,
-            patch: s.patch as u64,
-            channels: s.channels as u64,
-            hidden: s.hidden as u64,
-            intermediate: s.intermediate as u64,
-            heads,
-            depth: s.layers as u64,
-            eps,
-            act,
             tokens,
             head: flag(v, "vision_use_head", true)?,
         }),

@@ -585,12 +585,6 @@ pub fn llava_image(top: &Config) -> Result<Option<ImageInput>> {
     let Some(image) = square(v, "image_size", if absent { 336 } else { 224 })? else {
         return Ok(None);
     };
-    let act = |c: &Config, key: &str, default: &str| -> Result<Act> {
-        let name = c.string(key, default)?;
-        Act::parse(&name).ok_or_else(|| {
-            c.err(key, format!("is {name:?}, an activation anatomy does not run; give gelu, gelu_pytorch_tanh, quick_gelu, relu or silu"))
-        })
-    };
     let layers = match top.get("vision_feature_layer") {
         None => vec![-2],
         Some(serde_json::Value::Array(list)) => list
@@ -641,37 +635,19 @@ pub fn llava_image(top: &Config) -> Result<Option<ImageInput>> {
         Some(c) => (
             c.size("num_attention_heads", Some(12))?,
             c.float("layer_norm_eps", 1e-5)?,
-            act(c, "hidden_act", "quick_gelu")?,
+            activation(c, "hidden_act", "quick_gelu")?,
         ),
         None => (16, 1e-5, Act::QuickGelu),
     };
-    if !t.hidden.is_multiple_of(heads as u128) {
-        return Err(top.err(
-            "vision_config.num_attention_heads",
-            format!(
-                "is {heads}, which does not divide the tower's width ({})",
-                t.hidden
-            ),
-        ));
-    }
     Ok(Some(ImageInput {
         token,
         frame: None,
         encoder: ImageEncoder::Llava(Llava {
-            tower: "vision_tower.".into(),
+            tower: t.runs(top, "vision_tower.", image, heads, eps, tower_act)?,
             projector: "multi_modal_projector.".into(),
-            image,
-            patch: t.patch as u64,
-            channels: t.channels as u64,
-            hidden: t.hidden as u64,
-            intermediate: t.intermediate as u64,
-            heads,
-            depth: t.layers as u64,
-            eps,
-            act: tower_act,
             layers,
             drop_class,
-            projector_act: act(top, "projector_hidden_act", "gelu")?,
+            projector_act: activation(top, "projector_hidden_act", "gelu")?,
             projector_bias: top.flag("multimodal_projector_bias", true)?,
         }),
     }))

@@ -10,7 +10,7 @@
 
 use crate::config::Config;
 use crate::error::Result;
-use crate::spec::TowerBlock;
+use crate::spec::{Act, TowerBlock, VisionTower};
 
 mod blip;
 mod gemma;
@@ -183,6 +183,50 @@ fn vit_at<'a>(
 /// SigLIP's sizes (`SiglipVisionConfig`).
 fn siglip<'a>(top: &Config<'a>) -> Result<Option<Vit<'a>>> {
     vit(top, &["siglip_vision_model"], SIGLIP)
+}
+
+/// The activation `key` of `c` names, one the towers run.
+fn activation(c: &Config, key: &str, default: &str) -> Result<Act> {
+    let name = c.string(key, default)?;
+    Act::parse(&name).ok_or_else(|| {
+        c.err(key, format!("is {name:?}, an activation anatomy does not run; give gelu, gelu_pytorch_tanh, quick_gelu, relu or silu"))
+    })
+}
+
+impl Vit<'_> {
+    /// The tower as the image encoders run it, under `prefix`: `image` pixels a side, with
+    /// `heads` heads (which must divide its width), `eps` and `act`.
+    fn runs(
+        &self,
+        top: &Config,
+        prefix: &str,
+        image: u64,
+        heads: u64,
+        eps: f64,
+        act: Act,
+    ) -> Result<VisionTower> {
+        if heads == 0 || !self.hidden.is_multiple_of(heads as u128) {
+            return Err(top.err(
+                "vision_config.num_attention_heads",
+                format!(
+                    "is {heads}, which does not divide the tower's width ({})",
+                    self.hidden
+                ),
+            ));
+        }
+        Ok(VisionTower {
+            prefix: prefix.into(),
+            image,
+            patch: self.patch as u64,
+            channels: self.channels as u64,
+            hidden: self.hidden as u64,
+            intermediate: self.intermediate as u64,
+            heads,
+            depth: self.layers as u64,
+            eps,
+            act,
+        })
+    }
 }
 
 /// `SiglipVisionConfig`'s defaults.

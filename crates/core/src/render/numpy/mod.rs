@@ -576,19 +576,38 @@ fn config_json(spec: &Spec) -> serde_json::Value {
         "mla": mla_config(&spec.attn),
     });
     config["image"] = match &spec.image {
-        Some(i) => match &i.encoder {
-            crate::spec::ImageEncoder::Llava(l) => json!({
-                "token": i.token, "tower": l.tower, "projector": l.projector, "channels": l.channels,
-                "image": l.image, "patch": l.patch, "heads": l.heads, "depth": l.depth, "eps": l.eps,
-                "act": act_name(l.act), "layers": l.layers, "drop_class": l.drop_class,
-                "projector_act": act_name(l.projector_act), "projector_bias": l.projector_bias,
-            }),
-            crate::spec::ImageEncoder::Gemma3(g) => json!({
-                "token": i.token, "tower": g.tower, "projector": g.projector, "channels": g.channels,
-                "image": g.image, "patch": g.patch, "heads": g.heads, "depth": g.depth, "eps": g.eps,
-                "act": act_name(g.act), "tokens": g.tokens, "pool": g.pool(),
-            }),
-        },
+        Some(i) => {
+            use crate::spec::ImageEncoder;
+            let (t, mut image) = match &i.encoder {
+                ImageEncoder::Llava(l) => (
+                    &l.tower,
+                    json!({
+                        "projector": l.projector, "layers": l.layers, "drop_class": l.drop_class,
+                        "projector_act": act_name(l.projector_act), "projector_bias": l.projector_bias,
+                    }),
+                ),
+                ImageEncoder::Gemma3(g) => (
+                    &g.tower,
+                    json!({
+                        "projector": g.projector, "tokens": g.tokens, "pool": g.pool(),
+                    }),
+                ),
+            };
+            for (key, value) in [
+                ("token", json!(i.token)),
+                ("tower", json!(t.prefix)),
+                ("channels", json!(t.channels)),
+                ("image", json!(t.image)),
+                ("patch", json!(t.patch)),
+                ("heads", json!(t.heads)),
+                ("depth", json!(t.depth)),
+                ("eps", json!(t.eps)),
+                ("act", json!(act_name(t.act))),
+            ] {
+                image[key] = value;
+            }
+            image
+        }
         None => serde_json::Value::Null,
     };
     if let Some(m) = spec.moe.as_ref().filter(|m| m.zero_experts > 0) {

@@ -3,7 +3,7 @@
 //! puts the image's features in the placeholders' places.
 
 use super::*;
-use crate::spec::{Gemma3Vision, ImageEncoder, ImageInput};
+use crate::spec::{Gemma3Vision, ImageEncoder, ImageInput, VisionTower};
 
 /// The towers' classes.
 pub(super) fn classes(image: &ImageInput) -> String {
@@ -22,10 +22,35 @@ pub(super) fn model(spec: &Spec, n: &Names, module: &str, image: &ImageInput) ->
         ImageEncoder::Llava(l) => l,
         ImageEncoder::Gemma3(g) => return gemma3(spec, n, module, image, g),
     };
-    let tower = l.tower.trim_end_matches('.');
     let projector = l.projector.trim_end_matches('.');
-    let act = |a: Act| format!("lambda x: {}", act_expr(a, "x"));
     let text = spec.hidden;
+    let mut vars = tower_vars(&l.tower);
+    vars.extend([
+        ("module", module.to_string()),
+        ("projector", projector.to_string()),
+        (
+            "joined",
+            (l.tower.hidden * l.layers.len() as u64).to_string(),
+        ),
+        ("text", text.to_string()),
+        ("bias", py_bool(l.projector_bias)),
+        ("projector_act", act(l.projector_act)),
+        ("features", l.features().to_string()),
+        ("layers_read", format!("{:?}", l.layers)),
+        (
+            "drop",
+            match l.drop_class {
+                true => {
+                    "\n        states = [s[:, 1:] for s in states]  # the class token's dropped"
+                        .into()
+                }
+                false => String::new(),
+            },
+        ),
+        ("v", spec.out_vocab().to_string()),
+        ("token", image.token.to_string()),
+        ("embed", n.path(Role::Embed)),
+    ]);
     fill(
         r#"
 
@@ -58,40 +83,7 @@ ${holders}        self.${tower} = ClipVision(${channels}, ${image}, ${patch}, ${
             return self.${module}(input_ids)
         finally:
             hook.remove()"#,
-        &[
-            ("module", module.to_string()),
-            ("tower", tower.to_string()),
-            ("holders", holders(tower)),
-            ("projector", projector.to_string()),
-            ("channels", l.channels.to_string()),
-            ("image", l.image.to_string()),
-            ("patch", l.patch.to_string()),
-            ("hidden", l.hidden.to_string()),
-            ("intermediate", l.intermediate.to_string()),
-            ("heads", l.heads.to_string()),
-            ("layers", l.depth.to_string()),
-            ("eps", fmt_f(l.eps)),
-            ("act", act(l.act)),
-            ("joined", (l.hidden * l.layers.len() as u64).to_string()),
-            ("text", text.to_string()),
-            ("bias", py_bool(l.projector_bias)),
-            ("projector_act", act(l.projector_act)),
-            ("features", l.features().to_string()),
-            ("layers_read", format!("{:?}", l.layers)),
-            (
-                "drop",
-                match l.drop_class {
-                    true => {
-                        "\n        states = [s[:, 1:] for s in states]  # the class token's dropped"
-                            .into()
-                    }
-                    false => String::new(),
-                },
-            ),
-            ("v", spec.out_vocab().to_string()),
-            ("token", image.token.to_string()),
-            ("embed", n.path(Role::Embed)),
-        ],
+        &vars,
     )
 }
 
@@ -103,6 +95,19 @@ fn gemma3(spec: &Spec, n: &Names, module: &str, image: &ImageInput, g: &Gemma3Vi
         Some((decoder, _)) => format!("{decoder}.layers"),
         None => "layers".into(),
     };
+    let mut vars = tower_vars(&g.tower);
+    vars.extend([
+        ("module", module.to_string()),
+        ("projector", g.projector.trim_end_matches('.').to_string()),
+        ("head", py_bool(g.head)),
+        ("text", spec.hidden.to_string()),
+        ("grid", g.tower.grid().to_string()),
+        ("pool", g.pool().to_string()),
+        ("tokens", g.tokens.to_string()),
+        ("v", spec.out_vocab().to_string()),
+        ("token", image.token.to_string()),
+        ("decoder_layers", layers),
+    ]);
     fill(
         r#"
 
@@ -137,29 +142,7 @@ ${holders}        self.${tower} = SiglipVision(${channels}, ${image}, ${patch}, 
         finally:
             hook.remove()
             IMAGE_REACH = None"#,
-        &[
-            ("module", module.to_string()),
-            ("tower", g.tower.trim_end_matches('.').to_string()),
-            ("holders", holders(g.tower.trim_end_matches('.'))),
-            ("projector", g.projector.trim_end_matches('.').to_string()),
-            ("channels", g.channels.to_string()),
-            ("image", g.image.to_string()),
-            ("patch", g.patch.to_string()),
-            ("hidden", g.hidden.to_string()),
-            ("intermediate", g.intermediate.to_string()),
-            ("heads", g.heads.to_string()),
-            ("layers", g.depth.to_string()),
-            ("eps", fmt_f(g.eps)),
-            ("act", format!("lambda x: {}", act_expr(g.act, "x"))),
-            ("head", py_bool(g.head)),
-            ("text", spec.hidden.to_string()),
-            ("grid", g.grid().to_string()),
-            ("pool", g.pool().to_string()),
-            ("tokens", g.tokens.to_string()),
-            ("v", spec.out_vocab().to_string()),
-            ("token", image.token.to_string()),
-            ("decoder_layers", layers),
-        ],
+        &vars,
     )
 }
 
@@ -170,4 +153,28 @@ fn holders(path: &str) -> String {
     (1..parts.len())
         .map(|i| format!("        self.{} = nn.Module()\n", parts[..i].join(".")))
         .collect()
+}
+
+/// A ViT tower's sizes and settings as the Model's template names them; its attribute path,
+/// and the holder modules it passes through.
+fn tower_vars(t: &VisionTower) -> Vec<(&'static str, String)> {
+    let tower = t.prefix.trim_end_matches('.');
+    vec![
+        ("tower", tower.to_string()),
+        ("holders", holders(tower)),
+        ("channels", t.channels.to_string()),
+        ("image", t.image.to_string()),
+        ("patch", t.patch.to_string()),
+        ("hidden", t.hidden.to_string()),
+        ("intermediate", t.intermediate.to_string()),
+        ("heads", t.heads.to_string()),
+        ("layers", t.depth.to_string()),
+        ("eps", fmt_f(t.eps)),
+        ("act", act(t.act)),
+    ]
+}
+
+/// An activation as a Python lambda.
+fn act(a: Act) -> String {
+    format!("lambda x: {}", act_expr(a, "x"))
 }
