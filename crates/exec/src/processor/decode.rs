@@ -15,6 +15,18 @@ pub struct Decoded {
     pub converted: bool,
 }
 
+impl Decoded {
+    fn rgb(width: usize, height: usize, data: Vec<u8>, converted: bool) -> Decoded {
+        let image = Image {
+            width,
+            height,
+            channels: 3,
+            data,
+        };
+        Decoded { image, converted }
+    }
+}
+
 /// The file's bytes as an RGB image, or what is wrong with them.
 pub fn rgb(bytes: &[u8]) -> Result<Decoded, String> {
     if bytes.starts_with(b"\x89PNG\r\n\x1a\n") {
@@ -74,15 +86,7 @@ fn png(bytes: &[u8]) -> Result<Decoded, String> {
             .collect(),
         ColorType::Indexed => return Err("is a palette PNG that did not expand".into()),
     };
-    Ok(Decoded {
-        image: Image {
-            width,
-            height,
-            channels: 3,
-            data,
-        },
-        converted,
-    })
+    Ok(Decoded::rgb(width, height, data, converted))
 }
 
 /// A pixel of alpha `a` composited onto opaque white, as Pillow's `alpha_composite` rounds it
@@ -115,15 +119,7 @@ fn jpeg(bytes: &[u8]) -> Result<Decoded, String> {
         let (width, height) = (started.width(), started.height());
         let data: Vec<u8> = started.read_scanlines().map_err(bad)?;
         started.finish().map_err(bad)?;
-        Ok(Decoded {
-            image: Image {
-                width,
-                height,
-                channels: 3,
-                data,
-            },
-            converted,
-        })
+        Ok(Decoded::rgb(width, height, data, converted))
     });
     match decoded {
         Ok(result) => result,
