@@ -172,14 +172,14 @@ enum Command {
         #[arg(long, conflicts_with = "ids")]
         prompt: Option<String>,
         /// An image already processed as the model's processor makes it: an f32 .npy file
-        /// [channels, height, width] (LLaVA). Its features replace the prompt's image
+        /// [channels, height, width] (LLaVA, Gemma 3). Its features replace the prompt's image
         /// placeholder tokens: one per feature, or one that stands for them all.
         #[arg(long, value_name = "FILE.npy", conflicts_with = "image")]
         pixels: Option<PathBuf>,
         /// An image file (PNG or JPEG) for the model to see, made into pixel values by the
-        /// checkpoint's own image processor (preprocessor_config.json) as transformers' PIL
-        /// backend makes them (LLaVA). Its features replace the prompt's image placeholder
-        /// tokens, as with --pixels.
+        /// checkpoint's own image processor (preprocessor_config.json) as transformers makes
+        /// them (LLaVA, Gemma 3). Its features replace the prompt's image placeholder tokens,
+        /// as with --pixels; with --chat, the message holds the image before the text.
         #[arg(long, value_name = "FILE")]
         image: Option<PathBuf>,
         /// Whose pixel values --image makes, to the bit: transformers' torchvision backend

@@ -1,8 +1,9 @@
 //! The PyTorch reference `anatomy torch` writes (the module every page's code comes from) loads
 //! each fixture checkpoint's own state dict with strict=True, names and shapes as stored, and
 //! gives transformers' logits within 1e-4: the default-config fixtures of every family and the
-//! toy-size copies of every catalog config, the wrappers run on an image (their towers held too);
-//! a recurrent model's also decoding token by token through its modules' state.
+//! toy-size copies of every catalog config, the wrappers run on an image (their towers held too,
+//! also as published checkpoints nest them); a recurrent model's also decoding token by token
+//! through its modules' state.
 
 use assert_cmd::Command;
 
@@ -44,6 +45,48 @@ fn the_pytorch_reference_loads_each_checkpoint_and_matches_transformers() {
             "{}",
             String::from_utf8_lossy(&out.stderr)
         );
+        std::fs::write(&module, out.stdout).unwrap();
+        args.push(module.display().to_string());
+        args.push(dir.display().to_string());
+    }
+    // Towers as the published LLaVA and Gemma 3 checkpoints nest them in their vision model
+    // (`vision_tower.vision_model.*`, which transformers 5 drops on load and on save): the
+    // module holds them there and loads the checkpoint strictly.
+    for name in ["llava-jpeg", "gemma3-jpeg"] {
+        let from = fixtures::images()
+            .into_iter()
+            .find(|d| d.ends_with(name))
+            .unwrap();
+        let dir = tmp.path().join(format!("published-{name}"));
+        std::fs::create_dir(&dir).unwrap();
+        for f in ["config.json", "expected.json", "pixels.npy"] {
+            std::fs::copy(from.join(f), dir.join(f)).unwrap();
+        }
+        let rename = "import sys\nfrom safetensors.torch import load_file, save_file\nt = load_file(sys.argv[1])\nsave_file({('vision_tower.vision_model.' + k[len('vision_tower.'):] if k.startswith('vision_tower.') else k): v for k, v in t.items()}, sys.argv[2], metadata={'format': 'pt'})";
+        let renamed = std::process::Command::new(paths::python())
+            .args(["-c", rename])
+            .arg(from.join("model.safetensors"))
+            .arg(dir.join("model.safetensors"))
+            .output()
+            .unwrap();
+        assert!(
+            renamed.status.success(),
+            "{}",
+            String::from_utf8_lossy(&renamed.stderr)
+        );
+        let out = Command::cargo_bin("anatomy")
+            .unwrap()
+            .args(["torch", dir.to_str().unwrap()])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let module = tmp
+            .path()
+            .join(format!("published_{}.py", name.replace('-', "_")));
         std::fs::write(&module, out.stdout).unwrap();
         args.push(module.display().to_string());
         args.push(dir.display().to_string());
