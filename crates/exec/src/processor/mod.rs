@@ -1,8 +1,8 @@
 //! `run --image`: an image file made into the pixel values a model's image processor makes, as
 //! either of transformers' backends makes them (`Backend`): decoded and made RGB (`decode`),
-//! resized (`resample`), cropped at the centre, rescaled and normalized, channels first. The processor's settings come from the checkpoint's
-//! `preprocessor_config.json` (or `processor_config.json`'s `image_processor`), each key missing
-//! there at its class's default.
+//! resized (`resample`), cropped at the centre, rescaled and normalized, channels first. The
+//! processor's settings come from the checkpoint's `preprocessor_config.json` (or
+//! `processor_config.json`'s `image_processor`), each key missing there at its class's default.
 //!
 //! The processors read are those whose whole work is that sequence (CLIP's, SigLIP's, ViT's,
 //! BLIP's, BiT's, and Gemma 3's without pan and scan).
@@ -295,12 +295,20 @@ impl Processor {
         image: &Image,
         backend: Backend,
     ) -> Result<([usize; 3], Vec<f32>), String> {
+        // What the settings ask to make is bounded as what a file may hold.
+        let bounded = |height: usize, width: usize| {
+            match (height * width) as u64 <= decode::MAX_PIXELS {
+            true => Ok(()),
+            false => Err(format!("makes a {width}×{height} image of it; anatomy makes none over {} pixels, as Pillow opens none", decode::MAX_PIXELS)),
+        }
+        };
         let mut image = image.clone();
         if let Some((size, filter)) = self.resize {
             let (height, width) = match size {
                 Size::Exact { height, width } => (height, width),
                 Size::ShortestEdge(short) => shortest_edge(image.height, image.width, short),
             };
+            bounded(height, width)?;
             let rounding = match backend {
                 Backend::Pil => Rounding::Pillow,
                 Backend::Torchvision => match filter {
@@ -313,6 +321,7 @@ impl Processor {
             image = image.resize(width, height, filter, rounding);
         }
         if let Some((height, width)) = self.crop {
+            bounded(height, width)?;
             image = center_crop(&image, height, width, backend);
         }
         let (h, w) = (image.height, image.width);
@@ -547,6 +556,26 @@ mod tests {
         assert!(e.contains("resample"), "{e}");
         let e = refuse(r#"{"image_processor_type": "CLIPImageProcessor", "image_mean": [1, 2]}"#);
         assert!(e.contains("image_mean"), "{e}");
+    }
+
+    /// Settings that would make an image larger than any file may hold are refused, not run.
+    #[test]
+    fn a_huge_size_is_refused() {
+        let p = Processor::from_json(
+            &serde_json::json!({"image_processor_type": "SiglipImageProcessor", "size": [65536, 65536]}),
+            "p.json",
+        )
+        .unwrap();
+        let image = Image {
+            width: 2,
+            height: 2,
+            channels: 3,
+            data: vec![0; 12],
+        };
+        for backend in [Backend::Pil, Backend::Torchvision] {
+            let e = p.process(&image, backend).unwrap_err();
+            assert!(e.contains("65536×65536"), "{e}");
+        }
     }
 
     #[test]
