@@ -319,6 +319,54 @@ fn an_assistant_and_its_target_run_from_the_hub() {
         .contains("Values from one draft step"));
 }
 
+/// A multimodal repo by Hub id chats about a local image as its folder does: the chat template
+/// (chat_template.jinja) and the image processor (processor_config.json) come down with the
+/// weights and the tokenizer.
+#[test]
+fn a_hub_id_chats_about_an_image_with_its_own_template_and_processor() {
+    let dir = fixture("image/gemma3-jpeg");
+    let files = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| !p.ends_with("expected.json") && !p.ends_with("pixels.npy"))
+        .map(|p| {
+            (
+                p.file_name().unwrap().to_string_lossy().to_string(),
+                read(&p),
+            )
+        })
+        .collect();
+    let repo = Repo {
+        commit: COMMIT.into(),
+        files,
+        token: None,
+    };
+    let hub = FakeHub::start(BTreeMap::from([("test/gemma3-vision".into(), repo)]));
+    let home = tempfile::tempdir().unwrap();
+    let image = dir.join("image.jpg");
+    let args = [
+        "--chat",
+        "--prompt",
+        "What is this?",
+        "--image-backend",
+        "pil",
+        "--json",
+    ];
+    let local = ok(anatomy()
+        .args(["run", dir.to_str().unwrap(), "--image"])
+        .arg(&image)
+        .args(args));
+    let remote = ok(at(&hub, home.path())
+        .args(["run", "test/gemma3-vision", "--image"])
+        .arg(&image)
+        .args(args));
+    assert_eq!(remote, local);
+    let expected: serde_json::Value =
+        serde_json::from_slice(&read(&dir.join("expected.json"))).unwrap();
+    let got: serde_json::Value = serde_json::from_str(&remote).unwrap();
+    assert_eq!(got["prompt_ids"], expected["chat"]["ids"]);
+}
+
 #[test]
 fn a_partial_download_resumes_where_it_stopped() {
     let repo = tiny_llama(None);

@@ -529,6 +529,10 @@ impl Snapshot<'_> {
                     "generation_config.json",
                     "tokenizer.json",
                     "tokenizer_config.json",
+                    // The chat template where it is a file of its own (transformers 5 saves
+                    // it so), or a processor's: `run --chat`.
+                    "chat_template.jinja",
+                    "chat_template.json",
                     // The image processor's settings, for `run --image`.
                     "preprocessor_config.json",
                     "processor_config.json",
