@@ -1329,20 +1329,24 @@ LLAVA_CHAT = ("{% for message in messages %}{% if message['role'] != 'system' %}
 QUESTION = "What is this?"
 
 
+def photo(path, height, width, seed, colour):
+    """A photo-like JPEG: gradients (`colour` maps the grid to RGB) with noise."""
+    import numpy
+    from PIL import Image
+    y, x = numpy.mgrid[0:height, 0:width]
+    rgb = numpy.stack(colour(x, y), -1) + numpy.random.default_rng(seed).normal(0, 30, (height, width, 3))
+    Image.fromarray(numpy.clip(rgb, 0, 255).astype(numpy.uint8)).save(path, quality=90)
+
+
 def llava_processor(d, settings):
     """A photo-like JPEG in `d` (image.jpg) and a LlavaProcessor saved beside the model as
     transformers 5 saves one (processor_config.json with the image processor, PIL-backed, in it;
     tokenizer.json; chat_template.jinja): a word-level tokenizer over the toy vocabulary whose
     post-processor adds the BOS, as Llama's does, and `<image>` at the config's placeholder id."""
-    import numpy
     import tempfile
-    from PIL import Image
     from tokenizers import AddedToken, Tokenizer, models, pre_tokenizers, processors
     from transformers import AutoImageProcessor, LlavaProcessor, PreTrainedTokenizerFast
-    rng = numpy.random.default_rng(11)
-    y, x = numpy.mgrid[0:45, 0:61]
-    rgb = numpy.stack([x * 4.0, y * 5.0, (x + y) * 2.0], -1) + rng.normal(0, 30, (45, 61, 3))
-    Image.fromarray(numpy.clip(rgb, 0, 255).astype(numpy.uint8)).save(d / "image.jpg", quality=90)
+    photo(d / "image.jpg", 45, 61, 11, lambda x, y: [x * 4.0, y * 5.0, (x + y) * 2.0])
     with tempfile.TemporaryDirectory() as tmp:
         (Path(tmp) / "preprocessor_config.json").write_text(json.dumps(settings))
         image_processor = AutoImageProcessor.from_pretrained(tmp, backend="pil")
@@ -1433,15 +1437,10 @@ GEMMA_CHAT = ("{{ bos_token }}{% for message in messages %}<start_of_turn>user\n
 def gemma3_processor(d, raw):
     """The image (image.jpg) and Gemma3Processor saved in `d`, for the model `raw` configures:
     its image size, placeholder count and ids."""
-    import numpy
     import tempfile
-    from PIL import Image
     from tokenizers import AddedToken, Tokenizer, models, pre_tokenizers
     from transformers import AutoImageProcessor, Gemma3Processor, PreTrainedTokenizerFast
-    rng = numpy.random.default_rng(12)
-    y, x = numpy.mgrid[0:40, 0:52]
-    rgb = numpy.stack([x * 5.0, y * 6.0, (x * y) * 0.1], -1) + rng.normal(0, 30, (40, 52, 3))
-    Image.fromarray(numpy.clip(rgb, 0, 255).astype(numpy.uint8)).save(d / "image.jpg", quality=90)
+    photo(d / "image.jpg", 40, 52, 12, lambda x, y: [x * 5.0, y * 6.0, (x * y) * 0.1])
     side = raw["vision_config"]["image_size"]
     settings = {"image_processor_type": "Gemma3ImageProcessor", "size": {"height": side, "width": side}}
     with tempfile.TemporaryDirectory() as tmp:

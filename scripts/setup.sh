@@ -11,8 +11,9 @@
 #   - llama.cpp's tokenizer test vocabularies for the vocabularies anatomy reads (byte-level:
 #     gpt-2, llama-bpe, qwen2, qwen35; SentencePiece: llama-spm, phi-3; 23 MB), from the llama.cpp source in PyPI's
 #     llama-cpp-python 0.3.36 sdist (77 MB, checked against its sha256), in ~/.cache/anatomy.
-#   - Chromium (/usr/bin/chromium or $CHROMIUM) and Node.js with npm for the browser tests:
-#     Debian's packages, installed with apt-get when running as root.
+#   - A C compiler (cc, make) for the crates that build C code, Chromium (/usr/bin/chromium or
+#     $CHROMIUM) and Node.js with npm for the browser tests: Debian's packages, installed with
+#     apt-get when running as root.
 set -euo pipefail
 
 CACHE="$HOME/.cache/anatomy"
@@ -31,6 +32,10 @@ need_apt() {  # need_apt COMMAND-OR-PATH PACKAGE...
   fi
 }
 
+# A C compiler and make for the crates that build C: mozjpeg's libjpeg-turbo (run --image's JPEG
+# decoder), aws-lc's (TLS for the Hub client).
+need_apt cc build-essential
+need_apt make build-essential
 need_apt "${CHROMIUM:-/usr/bin/chromium}" chromium
 need_apt node nodejs npm
 need_apt npm npm

@@ -35,17 +35,7 @@ fn the_pytorch_reference_loads_each_checkpoint_and_matches_transformers() {
             "{}.py",
             fixtures::name(&dir).replace(['/', '-', '.'], "_")
         ));
-        let out = Command::cargo_bin("anatomy")
-            .unwrap()
-            .args(["torch", checkpoint.to_str().unwrap()])
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        std::fs::write(&module, out.stdout).unwrap();
+        write_module(&checkpoint, &module);
         args.push(module.display().to_string());
         args.push(dir.display().to_string());
     }
@@ -74,20 +64,10 @@ fn the_pytorch_reference_loads_each_checkpoint_and_matches_transformers() {
             "{}",
             String::from_utf8_lossy(&renamed.stderr)
         );
-        let out = Command::cargo_bin("anatomy")
-            .unwrap()
-            .args(["torch", dir.to_str().unwrap()])
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
         let module = tmp
             .path()
             .join(format!("published_{}.py", name.replace('-', "_")));
-        std::fs::write(&module, out.stdout).unwrap();
+        write_module(&dir, &module);
         args.push(module.display().to_string());
         args.push(dir.display().to_string());
     }
@@ -141,4 +121,19 @@ fn the_pytorch_reference_loads_each_checkpoint_and_matches_transformers() {
         "{report:?}"
     );
     eprintln!("{report:?}");
+}
+
+/// `anatomy torch CHECKPOINT`, written to `module`.
+fn write_module(checkpoint: &std::path::Path, module: &std::path::Path) {
+    let out = Command::cargo_bin("anatomy")
+        .unwrap()
+        .args(["torch", checkpoint.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    std::fs::write(module, out.stdout).unwrap();
 }

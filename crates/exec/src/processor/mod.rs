@@ -41,8 +41,6 @@ pub enum Size {
 /// One image processor's settings.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Processor {
-    /// Its class, as the file names it (`CLIPImageProcessor`).
-    pub class: String,
     pub resize: Option<(Size, Filter)>,
     /// Height and width of the centre crop.
     pub crop: Option<(usize, usize)>,
@@ -279,7 +277,6 @@ impl Processor {
             ));
         }
         Ok(Processor {
-            class: class.to_string(),
             resize,
             crop,
             rescale,
