@@ -1512,6 +1512,139 @@ def make_gemma3_image(name, raw):
     print(f"image/{name}: {sum(p.numel() for p in model.parameters()):,} params, logits {tuple(logits.shape)}")
 
 
+# Qwen2-VL seeing an image at its own resolution: a JPEG of 80×115 pixels that its processor
+# (PIL backend) resizes to 84×112, 6×8 patches of 14 merged to 3×4 features, which take M-RoPE's
+# 3-D positions in the language model (its pairs split [2, 1, 1] among time, row and column).
+# Its processor, a word-level tokenizer and a Qwen-style chat template are saved beside it.
+QWEN2_VL_IMAGES = {
+    "qwen2-vl-jpeg": {"model_type": "qwen2_vl", "architectures": ["Qwen2VLForConditionalGeneration"],
+                      "image_token_id": 95, "video_token_id": 96, "vision_start_token_id": 93,
+                      "vision_end_token_id": 94,
+                      "text_config": {"model_type": "qwen2_vl_text", "hidden_size": 32, "intermediate_size": 48,
+                                      "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
+                                      "vocab_size": 97, "pad_token_id": 0,
+                                      "rope_parameters": {"rope_type": "default", "rope_theta": 1000000.0,
+                                                          "mrope_section": [2, 1, 1]}},
+                      "vision_config": {"depth": 2, "embed_dim": 16, "mlp_ratio": 2, "num_heads": 2,
+                                        "hidden_size": 32, "patch_size": 14, "spatial_merge_size": 2,
+                                        "temporal_patch_size": 2}},
+    # The catalog's Qwen2-VL 7B as its toy copy keeps it (every key; widths shrunk), with the
+    # merger's output widened to the toy's text width and the image's ids inside its toy
+    # vocabulary (the toy shrinks them apart, which transformers cannot run on an image).
+    "qwen2-vl-7b-instruct": "toy/qwen2-vl-7b-instruct",
+}
+QWEN_CHAT = ("{% for message in messages %}<|im_start|>{{ message['role'] }} {% for content in message['content'] %}"
+             "{% if content['type'] == 'image' %}<|vision_start|><|image_pad|><|vision_end|>{% elif content['type'] == "
+             "'text' %}{{ content['text'] }}{% endif %}{% endfor %}<|im_end|> {% endfor %}{% if add_generation_prompt %}"
+             "<|im_start|>assistant {% endif %}")
+# Qwen2-VL's figures are stated for a square image of this many features a side.
+STATED_SIDE = 16
+
+
+def qwen2_vl_processor(d, raw):
+    """The image (image.jpg) and Qwen2VLProcessor saved in `d` for the model `raw` configures."""
+    import tempfile
+    from tokenizers import AddedToken, Tokenizer, models, pre_tokenizers
+    from transformers import AutoImageProcessor, PreTrainedTokenizerFast, Qwen2VLProcessor, Qwen2VLVideoProcessor
+    photo(d / "image.jpg", 80, 115, 13, lambda x, y: [x * 2.0, y * 3.0, (x + y) * 1.5])
+    v = raw["vision_config"]
+    settings = {"image_processor_type": "Qwen2VLImageProcessor", "patch_size": v["patch_size"],
+                "merge_size": v["spatial_merge_size"], "temporal_patch_size": v["temporal_patch_size"]}
+    with tempfile.TemporaryDirectory() as tmp:
+        (Path(tmp) / "preprocessor_config.json").write_text(json.dumps(settings))
+        image_processor = AutoImageProcessor.from_pretrained(tmp, backend="pil")
+    special = ["<pad>", "<|im_start|>", "<|im_end|>"]
+    words = special + ["user", "assistant", "What", "is", "this?"]
+    image = ["<|vision_start|>", "<|vision_end|>", "<|image_pad|>", "<|video_pad|>"]
+    at = {raw["vision_start_token_id"]: image[0], raw["vision_end_token_id"]: image[1],
+          raw["image_token_id"]: image[2], raw["video_token_id"]: image[3]}
+    size = raw.get("text_config", raw)["vocab_size"]
+    vocab = {at.get(i, words[i] if i < len(words) else f"w{i}"): i for i in range(size)}
+    tok = Tokenizer(models.WordLevel(vocab, unk_token="<pad>"))
+    tok.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+    tok.add_special_tokens([AddedToken(t, special=True) for t in special + image])
+    fast = PreTrainedTokenizerFast(tokenizer_object=tok, eos_token="<|im_end|>", pad_token="<pad>", unk_token="<pad>")
+    processor = Qwen2VLProcessor(image_processor=image_processor, tokenizer=fast, chat_template=QWEN_CHAT,
+                                 video_processor=Qwen2VLVideoProcessor())
+    processor.save_pretrained(d)
+    return processor
+
+
+def unpatched(flat, grid, v):
+    """Qwen2-VL's flattened patches [N, C·T·P·P] back to the image [C, H, W] they were cut from
+    (the frames are copies): what `--pixels` takes."""
+    import numpy
+    _, gh, gw = grid
+    c, p, m, t = 3, v["patch_size"], v["spatial_merge_size"], v["temporal_patch_size"]
+    x = flat.reshape(gh // m, gw // m, m, m, c, t, p, p)
+    assert (x == x[:, :, :, :, :, :1]).all(), "the frames are copies"
+    return numpy.ascontiguousarray(x[:, :, :, :, :, 0].transpose(4, 0, 2, 5, 1, 3, 6).reshape(c, gh * p, gw * p))
+
+
+def make_qwen2_vl_image(name, raw):
+    import numpy
+    from PIL import Image
+    from torch.utils.flop_counter import FlopCounterMode
+    catalog = isinstance(raw, str)
+    if catalog:
+        raw = json.loads((OUT / raw / "config.json").read_text())
+        raw["vision_config"]["hidden_size"] = raw["hidden_size"]
+        size = raw["vocab_size"]
+        for i, key in enumerate(["vision_start_token_id", "vision_end_token_id", "vision_token_id",
+                                 "image_token_id", "video_token_id"]):
+            raw[key] = size - 7 + i
+    torch.manual_seed(0)
+    config = CONFIG_MAPPING[raw["model_type"]].from_dict(dict(raw))
+    config._attn_implementation = "eager"
+    model = randomize(model_of(config, raw).float().eval())
+    d = OUT / "image" / name
+    d.mkdir(parents=True, exist_ok=True)
+    processor = qwen2_vl_processor(d, raw)
+    image = Image.open(d / "image.jpg")
+    save_model(d, model)
+    (d / "generation_config.json").unlink(missing_ok=True)
+    (d / "config.json").write_text(json.dumps(raw, indent=1) + "\n")
+
+    def run(inputs):
+        with torch.no_grad():
+            return model(**inputs).logits[0]
+
+    prompt = "<|vision_start|><|image_pad|><|vision_end|> What is this?"
+    plain = processor(text=[prompt], images=[image], return_tensors="pt")
+    grid = plain["image_grid_thw"][0].tolist()
+    v = raw["vision_config"]
+    pixels = unpatched(plain["pixel_values"].numpy(), grid, v)
+    logits = run(plain)
+    numpy.save(d / "pixels.npy", pixels.astype(numpy.float32))
+    # The figures at the stated resolution: a square image of STATED_SIDE features a side.
+    side = STATED_SIDE * v["spatial_merge_size"]
+    stated = torch.randn(side * side, 3 * v["temporal_patch_size"] * v["patch_size"] ** 2)
+    counter = FlopCounterMode(display=False)
+    with counter, torch.no_grad():
+        model.model.get_image_features(stated, torch.tensor([[1, side, side]]))
+    expected = {"transformers": transformers.__version__, "ids": plain["input_ids"][0].tolist(),
+                "prompt_text": prompt, "logits": logits.tolist(), "grid_thw": grid,
+                "image_flops": counter.get_total_flops(), "image_tokens": STATED_SIDE ** 2}
+    if not catalog:
+        chat = [{"role": "user", "content": [{"type": "image"}, {"type": "text", "text": QUESTION}]}]
+        text = processor.apply_chat_template(chat, add_generation_prompt=True)
+        inputs = processor(text=[text], images=[image], return_tensors="pt")
+        expected["chat"] = {"prompt": QUESTION, "text": text, "ids": inputs["input_ids"][0].tolist(),
+                            "logits": run(inputs).tolist()}
+        # Greedy decoding from the plain prompt, through transformers' rope deltas.
+        with torch.no_grad():
+            out = model.generate(**plain, max_new_tokens=4, do_sample=False)
+        expected["generated"] = out[0, plain["input_ids"].shape[1]:].tolist()
+    # Without the 3-D positions (the image's tokens in a row), other logits: the fixture must
+    # tell the two apart.
+    flat = run({"input_ids": plain["input_ids"], "pixel_values": plain["pixel_values"],
+                "image_grid_thw": plain["image_grid_thw"],
+                "position_ids": torch.arange(plain["input_ids"].shape[1])[None].expand(3, 1, -1)})
+    assert (flat - logits).abs().max() > 1e-3, "M-RoPE makes no difference here"
+    (d / "expected.json").write_text(json.dumps(expected) + "\n")
+    print(f"image/{name}: {sum(p.numel() for p in model.parameters()):,} params, logits {tuple(logits.shape)}, grid {grid}")
+
+
 if __name__ == "__main__":
     only = set(sys.argv[1:])
     for name, raw in IMAGES.items():
@@ -1520,6 +1653,9 @@ if __name__ == "__main__":
     for name, raw in GEMMA3_IMAGES.items():
         if not only or name in only:
             make_gemma3_image(name, raw)
+    for name, raw in QWEN2_VL_IMAGES.items():
+        if not only or name in only:
+            make_qwen2_vl_image(name, raw)
     for name, raw in CONFIGS.items():
         if not only or name in only:
             make(name, raw)

@@ -49,6 +49,8 @@ def images():
         "q95-444.jpg": lambda p: Image.fromarray(rgb).save(p, quality=95, subsampling=0),
         "progressive.jpg": lambda p: Image.fromarray(picture(41, 29, 9)).save(p, quality=80, progressive=True),
         "grey.jpg": lambda p: Image.fromarray(rgb[..., 2]).save(p),
+        # 70 high: 70 / 28 is 2.5, which Python's round takes to 2.
+        "tall.png": lambda p: Image.fromarray(picture(70, 45, 10)).save(p),
     }
 
 
@@ -75,13 +77,33 @@ CASES = {
     # Wider and shorter: Pillow 13 shrinks the height first.
     "siglip-widen-shorten": ("rgb.png", "SiglipImageProcessor", {"size": {"height": 20, "width": 90}}),
     "siglip-no-resize": ("q75.jpg", "SiglipImageProcessor", {"do_resize": False, "do_rescale": False}),
+    # Qwen2-VL's smart resize: sides to multiples of patch × merge, rounded (to even on halves),
+    # shrunk to the most pixels, grown to the fewest; its pixels before they are cut in patches.
+    "qwen2-vl-round": ("rgb.png", "Qwen2VLImageProcessor", {"size": {"shortest_edge": 256, "longest_edge": 100000}}),
+    "qwen2-vl-half-to-even": ("tall.png", "Qwen2VLImageProcessor", {}),
+    "qwen2-vl-most": ("q75.jpg", "Qwen2VLImageProcessor", {"size": {"shortest_edge": 100, "longest_edge": 900},
+                                                           "patch_size": 5, "merge_size": 2}),
+    "qwen2-vl-fewest": ("progressive.jpg", "Qwen2VLImageProcessor", {"min_pixels": 4000, "max_pixels": 100000}),
 }
 # Cases whose config is saved nested in processor_config.json, as a processor's save_pretrained
 # writes it since transformers 5, rather than as preprocessor_config.json.
 NESTED = {"clip-jpeg"}
 # Cases saved with every setting written out, as save_pretrained writes them; the others keep
 # only the settings given, so that the rest come from the class's defaults.
-FULL = {"clip-png", "clip-jpeg"}
+FULL = {"clip-png", "clip-jpeg", "qwen2-vl-round"}
+
+
+def processed(processor, path):
+    """The processor's pixel values of the image at `path`, [3, H, W]: Qwen2-VL's flattened
+    patches put back into the image they were cut from (their frames are copies)."""
+    out = processor(images=Image.open(path), return_tensors="np")
+    if "image_grid_thw" not in out:
+        return out["pixel_values"][0]
+    _, gh, gw = out["image_grid_thw"][0]
+    p, m, t = processor.patch_size, processor.merge_size, processor.temporal_patch_size
+    x = out["pixel_values"].reshape(gh // m, gw // m, m, m, 3, t, p, p)
+    assert (x == x[:, :, :, :, :, :1]).all()
+    return x[:, :, :, :, :, 0].transpose(4, 0, 2, 5, 1, 3, 6).reshape(3, gh * p, gw * p)
 
 
 def main():
@@ -100,11 +122,11 @@ def main():
             assert pil.backend == "pil", pil
             # Every setting as the class holds it, saved as transformers saves it.
             saved = pil.to_dict()
-            pixels = pil(images=Image.open(path), return_tensors="np")["pixel_values"][0]
+            pixels = processed(pil, path)
             tv = AutoImageProcessor.from_pretrained(tmp, backend="torchvision")
             assert tv.backend == "torchvision", tv
             try:
-                other = tv(images=Image.open(path), return_tensors="np")["pixel_values"][0]
+                other = processed(tv, path)
                 numpy.save(d / "pixels_torchvision.npy", other.astype(numpy.float32))
                 differ = f", torchvision's {(numpy.abs(other - pixels) > 1e-6).mean():.2%} apart"
             except NotImplementedError:  # torchvision has no box or Hamming filter

@@ -1237,13 +1237,14 @@ fn run_model(path: &Path, req: Request, lenient: bool) -> Result<String, Error> 
         Some(p) => Some(session::pixels(p, &opened)?),
         None => None,
     };
-    let ids = match pixels {
-        Some(_) => session::with_placeholders(&ids, &opened.spec),
+    let ids = match &pixels {
+        Some(p) => {
+            let ids = session::with_placeholders(&ids, p, &opened.spec);
+            session::check_placeholders(&ids, p, &opened.spec, &shown, arg)?;
+            ids
+        }
         None => ids,
     };
-    if pixels.is_some() {
-        session::check_placeholders(&ids, &opened.spec, &shown, arg)?;
-    }
     session::check_ids(&ids, new, &opened.spec, &shown, arg)?;
     let eos = if req.ignore_eos {
         Vec::new()

@@ -530,7 +530,8 @@ fn run_takes_an_image_file_through_the_checkpoints_processor() {
 /// ids and logits are transformers'. A plain prompt gets what the tokenizer's post-processor
 /// adds, as `tokenizer(text)` does (LLaVA's fixture adds a BOS), and with an image, Gemma 3's
 /// `<start_of_image>` framed as its processor frames it (the catalog's Gemma 3 27B too, as its
-/// toy copy keeps its config).
+/// toy copy keeps its config), Qwen2-VL's `<|image_pad|>` expanded to its image's grid (the
+/// catalog's Qwen2-VL 7B too), and its greedy decoding on from the image as transformers'.
 #[test]
 fn run_chats_about_an_image_as_transformers_processor_does() {
     let rows = |v: &Value| -> Vec<f32> {
@@ -545,7 +546,13 @@ fn run_chats_about_an_image_as_transformers_processor_does() {
             })
             .collect()
     };
-    for name in ["image/llava-jpeg", "image/gemma3-jpeg", "image/gemma-3-27b"] {
+    for name in [
+        "image/llava-jpeg",
+        "image/gemma3-jpeg",
+        "image/gemma-3-27b",
+        "image/qwen2-vl-jpeg",
+        "image/qwen2-vl-7b-instruct",
+    ] {
         let model = exec_fixture(name);
         let image = model.join("image.jpg");
         let expected: Value =
@@ -603,6 +610,20 @@ fn run_chats_about_an_image_as_transformers_processor_does() {
             let (got, worst) = run(&args, &expected["logits"]);
             assert_eq!(got["prompt_ids"], expected["ids"], "{name}");
             assert!(worst < 1e-4, "{name}: max |Δlogit| = {worst}");
+        }
+        // Greedy decoding on from the image's prompt: each new token at the position after the
+        // image's 3-D ones (M-RoPE's delta), as transformers' generate.
+        if let (Some(text), Some(want)) =
+            (expected["prompt_text"].as_str(), expected.get("generated"))
+        {
+            let out = anatomy()
+                .args(["run", model.to_str().unwrap(), "--json", "--ignore-eos"])
+                .args(["--max-tokens", &want.as_array().unwrap().len().to_string()])
+                .args(["--prompt", text, "--image", image, "--image-backend", "pil"])
+                .output()
+                .unwrap();
+            let got: Value = serde_json::from_slice(&out.stdout).unwrap();
+            assert_eq!(&got["generated_ids"], want, "{name}");
         }
         if let Some(plain) = expected.get("prompt") {
             let text = plain["text"].as_str().unwrap();

@@ -48,6 +48,11 @@ pub struct ImageFigures {
     pub tokens: u64,
     /// FLOPs to encode it (2 per multiply-add; matmuls and attention).
     pub flops: u64,
+    /// Where the encoder reads an image at its own resolution (Qwen2-VL): the pixels a feature
+    /// spans a side (an image h × w takes (h / step)(w / step) tokens); the figures are then
+    /// for a square image `side` pixels wide.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub step: Option<u64>,
 }
 
 /// One of a wrapper's towers in `stats`.
@@ -290,6 +295,7 @@ pub fn stats(g: &Graph, context: Option<u64>) -> Result<Stats> {
                 side: i.encoder.side(),
                 tokens: i.encoder.features(),
                 flops: fit("an image's FLOPs", i.encoder.flops(spec.hidden))?,
+                step: i.encoder.step(),
             }),
             None => None,
         },

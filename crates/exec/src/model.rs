@@ -37,9 +37,9 @@ use anatomy_checkpoint::Format;
 use anatomy_core::graph::Point;
 use anatomy_core::naming::{names, Role};
 use anatomy_core::spec::{
-    Act, AttnRes, AttnSpan, Block, DeltaStore, ExpertStorage, Ffn, Hierarchy, Indexer, Looped,
-    Mixer, Moa, Norm, NormKind, NormPlace, Position, QkNorm, Qkv, QueryScale, RelLogits, Residual,
-    Scoring, Spec, SsmGate, Stream,
+    Act, AttnRes, AttnSpan, Block, DeltaStore, ExpertStorage, Ffn, Hierarchy, ImageEncoder,
+    Indexer, Looped, Mixer, Moa, Norm, NormKind, NormPlace, Position, QkNorm, Qkv, QueryScale,
+    RelLogits, Residual, Scoring, Spec, SsmGate, Stream,
 };
 use anatomy_core::Error;
 use attention::{carried, unit};
@@ -76,6 +76,9 @@ pub struct Model {
     /// The pass's last key for each of its queries, where an image's tokens see each other both
     /// ways (Gemma 3): `Rule::reach`.
     reach: std::cell::RefCell<Option<Vec<usize>>>,
+    /// The pass's 3-D rotary positions (time, row, column) of each token, where the model's
+    /// image takes them (M-RoPE, Qwen2-VL): `image::positions`.
+    positions: std::cell::RefCell<Option<Vec<[i64; 3]>>>,
     /// The relative logits of the layer running ([heads, t, extent] and the extent), made by
     /// its attention for its attend (Inkling).
     rel_bias: std::cell::RefCell<Option<(Vec<f32>, usize)>>,
@@ -152,6 +155,9 @@ pub struct Cache {
     /// values), made as the first step needs them.
     visits: Vec<Cache>,
     pub pos: usize,
+    /// What M-RoPE adds to a position after a prompt with an image (transformers'
+    /// `rope_deltas`): the image's tokens take fewer positions than tokens.
+    rope_delta: i64,
 }
 
 /// What a layer's n-gram embeddings carry from step to step (`Spec::ngram_ple`).
@@ -192,6 +198,7 @@ impl Cache {
             ngram: vec![None; layers],
             visits: Vec::new(),
             pos: 0,
+            rope_delta: 0,
         }
     }
 
@@ -261,6 +268,7 @@ impl Cache {
             ngram: self.ngram.clone(),
             visits: Vec::new(),
             pos: self.pos,
+            rope_delta: self.rope_delta,
         };
         Mark {
             rest,
@@ -351,6 +359,7 @@ impl Model {
             router_state: std::cell::RefCell::new(None),
             pair_bias: std::cell::RefCell::new(None),
             reach: std::cell::RefCell::new(None),
+            positions: std::cell::RefCell::new(None),
             rel_bias: std::cell::RefCell::new(None),
             token_sinks: std::cell::RefCell::new(None),
             final_hidden: std::cell::RefCell::new(None),
@@ -751,6 +760,20 @@ impl Model {
         *self.reach.borrow_mut() = match (image, &spec.image) {
             (Some(_), Some(i)) if i.encoder.both_ways() => {
                 Some(image::reach(ids, i.token, cache.pos))
+            }
+            _ => None,
+        };
+        // M-RoPE: each token's 3-D position, an image's laid out over its grid.
+        *self.positions.borrow_mut() = match spec.image.as_ref() {
+            Some(i) if i.encoder.mrope().is_some() => {
+                let grid = match (image, &i.encoder) {
+                    (Some(p), ImageEncoder::Qwen2Vl(q)) => Some(image::merged_grid(q, p)?),
+                    _ => None,
+                };
+                let start = cache.pos as i64 + cache.rope_delta;
+                let (positions, delta) = image::positions(ids, i.token, grid, start);
+                cache.rope_delta += delta;
+                Some(positions)
             }
             _ => None,
         };

@@ -149,6 +149,50 @@ pub fn tables(f: &RopeFreqs, dim: usize, start: usize, t: usize) -> R<(Tensor, T
     ))
 }
 
+/// cos and sin for tokens at 3-D positions `at` (M-RoPE: time, row, column), [t, dim]: rotated
+/// pair j turns by the axis whose share of `sections` holds it (transformers'
+/// `recomposition_frequencies`), each written twice as `tables` writes them.
+pub fn mrope_tables(
+    f: &RopeFreqs,
+    dim: usize,
+    at: &[[i64; 3]],
+    sections: &[u64],
+) -> R<(Tensor, Tensor)> {
+    let reach = at
+        .iter()
+        .flatten()
+        .max()
+        .map_or(1, |&p| p.max(0) as usize + 1);
+    let (inv, factor) = inv_freq(f, dim, reach);
+    let axis: Vec<usize> = (0..inv.len())
+        .map(|j| {
+            let mut end = 0;
+            (sections.iter().position(|&s| {
+                end += s as usize;
+                j < end
+            }))
+            .unwrap_or(0)
+                % 3
+        })
+        .collect();
+    let mut cos = Vec::with_capacity(at.len() * dim);
+    let mut sin = Vec::with_capacity(at.len() * dim);
+    for pos in at {
+        for _half in 0..2 {
+            for (x, &a) in inv.iter().zip(&axis) {
+                let angle = (pos[a] as f32) * (*x as f32);
+                cos.push(angle.cos() * factor as f32);
+                sin.push(angle.sin() * factor as f32);
+            }
+        }
+    }
+    let t = at.len();
+    Ok((
+        Tensor::from_vec(cos, (t, dim), &Device::Cpu)?,
+        Tensor::from_vec(sin, (t, dim), &Device::Cpu)?,
+    ))
+}
+
 /// Rotate the first rotary_dim dims of x [heads, t, hd]: the two halves of each head, or
 /// interleaved pairs; one pass over the values, with transformers' products and sums.
 pub fn rotate(x: &Tensor, cos: &Tensor, sin: &Tensor, interleaved: bool) -> R<Tensor> {

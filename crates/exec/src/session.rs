@@ -258,23 +258,36 @@ pub fn pixels(picture: &Picture, opened: &Opened) -> Result<candle_core::Tensor,
             ),
         ));
     };
-    match picture {
-        Picture::Pixels(_) => npy_pixels(path, input.encoder.pixels()),
+    let pixels = match picture {
+        Picture::Pixels(_) => npy_pixels(path, input.encoder.pixels())?,
         Picture::File(_, backend) => {
             let folder = Path::new(&opened.checkpoint.path);
-            let pixels = crate::processor::pixels(path, folder, *backend)?;
-            let want = input.encoder.shape().map(|n| n as usize);
-            if pixels.dims() != want {
-                return Err(Error::file(
-                    &shown,
-                    format!(
-                        "comes out of the checkpoint's image processor as {:?} pixel values; this tower takes {want:?} (channels, height, width): the processor's settings do not fit the model",
-                        pixels.dims()
-                    ),
-                ));
-            }
-            Ok(pixels)
+            crate::processor::pixels(path, folder, *backend)?
         }
+    };
+    // A batch of one is the image.
+    let pixels = match pixels.dims() {
+        [1, _, _, _] => pixels
+            .squeeze(0)
+            .map_err(|e| Error::file(&shown, e.to_string()))?,
+        _ => pixels,
+    };
+    match (input.encoder.misfit(pixels.dims()), picture) {
+        (None, _) => Ok(pixels),
+        (Some(want), Picture::Pixels(_)) => Err(Error::file(
+            &shown,
+            format!(
+                "holds an array of shape {:?}; this tower takes {want}, as the model's processor makes it",
+                pixels.dims()
+            ),
+        )),
+        (Some(want), Picture::File(..)) => Err(Error::file(
+            &shown,
+            format!(
+                "comes out of the checkpoint's image processor as {:?} pixel values; this tower takes {want}: the processor's settings do not fit the model",
+                pixels.dims()
+            ),
+        )),
     }
 }
 
@@ -315,19 +328,28 @@ fn npy_pixels(path: &Path, values: u64) -> Result<candle_core::Tensor, Error> {
         .map_err(|e| Error::file(&shown, e.to_string()))
 }
 
-/// The prompt holds one placeholder per image feature (after `with_placeholders`), checked
-/// before the weights load; `arg` is the flag that gave the ids.
-pub fn check_placeholders(ids: &[u32], spec: &Spec, file: &str, arg: &str) -> Result<(), Error> {
+/// The prompt holds one placeholder per feature of the image `pixels` (after
+/// `with_placeholders`), checked before the weights load; `arg` is the flag that gave the ids.
+pub fn check_placeholders(
+    ids: &[u32],
+    pixels: &candle_core::Tensor,
+    spec: &Spec,
+    file: &str,
+    arg: &str,
+) -> Result<(), Error> {
     match &spec.image {
-        Some(input) => input.check_placeholders(ids, file, arg),
+        Some(input) => {
+            let n = input.encoder.features_of(pixels.dims());
+            input.check_placeholders(ids, n, file, arg)
+        }
         None => Ok(()),
     }
 }
 
 /// `ids` as the model's processor gives them: where they hold one image placeholder, it
-/// stands for the whole image and is repeated once per feature (LLaVA's processor expands its
-/// `<image>` so); ids already holding one per feature are kept.
-pub fn with_placeholders(ids: &[u32], spec: &Spec) -> Vec<u32> {
+/// stands for the whole image `pixels` and is repeated once per feature (LLaVA's and Qwen2-VL's
+/// processors expand theirs so); ids already holding one per feature are kept.
+pub fn with_placeholders(ids: &[u32], pixels: &candle_core::Tensor, spec: &Spec) -> Vec<u32> {
     let Some(input) = &spec.image else {
         return ids.to_vec();
     };
@@ -335,7 +357,7 @@ pub fn with_placeholders(ids: &[u32], spec: &Spec) -> Vec<u32> {
     if ids.iter().filter(|id| placeholder(id)).count() != 1 {
         return ids.to_vec();
     }
-    let n = input.encoder.features() as usize;
+    let n = input.encoder.features_of(pixels.dims()) as usize;
     ids.iter()
         .flat_map(|id| std::iter::repeat_n(*id, if placeholder(id) { n } else { 1 }))
         .collect()

@@ -98,7 +98,8 @@ fn a_tower_nested_in_its_vision_model_runs_the_same() {
 }
 
 /// `stats`' FLOPs per image equal torch's count of the same tower (its embedding and the
-/// layers up to the last state read) and projector on the fixture's image.
+/// layers up to the last state read) and projector on the fixture's image, or on a square
+/// image at the resolution the figures are stated at (Qwen2-VL's 16 × 16 features).
 #[test]
 fn flops_per_image_match_torchs_count() {
     for dir in fixtures::images() {
@@ -115,11 +116,16 @@ fn flops_per_image_match_torchs_count() {
             "{}",
             fixtures::name(&dir)
         );
+        // Tokens per image: the fixture's image's, or those of the image the figures are stated
+        // at, where the model reads an image at its own resolution (Qwen2-VL).
         let ids: Vec<u64> = serde_json::from_value(expected["ids"].clone()).unwrap();
         let token = spec.image.as_ref().unwrap().token;
+        let held = ids.iter().filter(|&&i| i == token).count() as u64;
         assert_eq!(
-            image.tokens,
-            ids.iter().filter(|&&i| i == token).count() as u64
+            Some(image.tokens),
+            expected["image_tokens"].as_u64().or(Some(held)),
+            "{}",
+            fixtures::name(&dir)
         );
     }
 }
@@ -157,6 +163,28 @@ fn mismatched_images_are_refused() {
         e.contains("[3, 14, 28]") && e.contains("[3, 28, 28]"),
         "{e}"
     );
+    // Qwen2-VL reads an image of any size whose sides are multiples of patch × merge.
+    let qwen = fixtures::images()
+        .into_iter()
+        .find(|d| d.ends_with("qwen2-vl-jpeg"))
+        .unwrap();
+    let (qwen, ids, _, _) = load(&qwen);
+    let odd = Tensor::zeros((3, 84, 100), candle_core::DType::F32, &Device::Cpu).unwrap();
+    let e = qwen
+        .forward_image(&ids, &odd, &mut Cache::new(2))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("[3, 84, 100]") && e.contains("multiples of 28"),
+        "{e}"
+    );
+    // A larger image of the right kind has more features than the prompt's placeholders.
+    let big = Tensor::zeros((3, 112, 112), candle_core::DType::F32, &Device::Cpu).unwrap();
+    let e = qwen
+        .forward_image(&ids, &big, &mut Cache::new(2))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("must hold 16"), "{e}");
     let text = fixtures::all()
         .into_iter()
         .find(|d| d.ends_with("llama"))

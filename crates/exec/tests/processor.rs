@@ -1,7 +1,8 @@
 //! `run --image`'s processing against transformers' image processors, both backends
 //! (`scripts/make_processor_fixtures.py`): PNG and JPEG images of each kind Pillow writes, through
 //! CLIP's, SigLIP's, ViT's, BLIP's and BiT's processors with every convolution filter, sizes that
-//! shrink, grow and crop past the image, and settings from the file or the class's defaults; the
+//! shrink, grow and crop past the image, Qwen2-VL's smart resize in each of its branches (the
+//! pixels before they are cut into patches), and settings from the file or the class's defaults; the
 //! pixel values agree within 1e-6 with the PIL backend's and with the torchvision backend's
 //! (which has no box or Hamming filter: refused).
 
@@ -56,7 +57,8 @@ fn pixels_match_transformers_processors() {
 }
 
 /// The image fixtures that see a JPEG through their saved processor (LLaVA's CLIP processor,
-/// Gemma 3's): the pixels they ran on are transformers' processor's, and anatomy's equal them.
+/// Gemma 3's, Qwen2-VL's): the pixels they ran on are transformers' processor's, and anatomy's
+/// equal them.
 #[test]
 fn image_fixtures_pixels_are_their_processors() {
     let dirs: Vec<_> = fixtures::images()

@@ -253,6 +253,12 @@ pub fn load(file: &str, value: &Value, name: &str, lenient: bool) -> Result<Spec
         Some(read) => read(&top)?,
         None => None,
     };
+    // M-RoPE's split must fill a head's rotated pairs, or transformers cannot run the model.
+    if let Some(sections) = spec.image.as_ref().and_then(|i| i.encoder.mrope()) {
+        if sections.iter().sum::<u64>() * 2 != spec.attn.head_dim {
+            spec.image = None;
+        }
+    }
     // A part whose config the wrapper lacks is not built (Gemma 4 without audio): not listed.
     spec.towers.retain(|p| p.params() != Some(0));
     spec.quant = crate::quant::Declared::read(&top)?;

@@ -3325,6 +3325,7 @@ pub static FAMILIES: &[Family] = &[
         tie: Tie::Either(false),
         wrap: HfWrap::None,
         parts: &[tower("vision tower", "visual.", towers::qwen2_vl_vision)],
+        image: Some(towers::qwen2_vl_image),
         ..wrapper("qwen2_vl", "Qwen2-VL", QWEN_VL_WRAPPER)
     },
     Family {

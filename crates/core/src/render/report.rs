@@ -297,10 +297,14 @@ pub fn stats(g: &Graph, s: &Stats, origin: &str) -> String {
     ));
     if let Some(i) = &s.image {
         line(format!(
-            "  {:<26}{:>20}  a {side}×{side} image into {} placeholder tokens",
+            "  {:<26}{:>20}  a {side}×{side} image into {} placeholder tokens{}",
             "image, through the tower",
             flops(i.flops as f64),
             i.tokens,
+            match i.step {
+                Some(step) => format!(" (it reads each image at its own size: a token per {step}×{step} pixels)"),
+                None => String::new(),
+            },
             side = i.side
         ));
     }

@@ -16,14 +16,20 @@ pub struct ImageInput {
 }
 
 impl ImageInput {
-    /// `ids` hold one placeholder per image feature; else an error at `field` of `file` saying
-    /// how many they must hold.
-    pub fn check_placeholders(&self, ids: &[u32], file: &str, field: &str) -> crate::Result<()> {
+    /// `ids` hold one placeholder per feature of the image given (`n` of them:
+    /// `ImageEncoder::features_of`); else an error at `field` of `file` saying how many they
+    /// must hold.
+    pub fn check_placeholders(
+        &self,
+        ids: &[u32],
+        n: u64,
+        file: &str,
+        field: &str,
+    ) -> crate::Result<()> {
         let held = ids
             .iter()
             .filter(|&&id| u64::from(id) == self.token)
             .count() as u64;
-        let n = self.encoder.features();
         if held == n {
             return Ok(());
         }
@@ -49,14 +55,54 @@ pub enum ImageEncoder {
     /// other both ways in the language model (transformers masks them so with the processor's
     /// token types).
     Gemma3(Gemma3Vision),
+    /// Qwen2-VL's: a ViT over the image at its own resolution (patches of two frames, 2-D
+    /// rotary positions, attention among every patch), each `merge`² patches joined and
+    /// projected into the text width. Its tokens take 3-D positions in the language model
+    /// (M-RoPE: time, row, column).
+    Qwen2Vl(Qwen2Vision),
 }
 
 impl ImageEncoder {
     /// Features (and so placeholder tokens) per image.
+    /// Features (and so placeholder tokens) per image, at the stated resolution for an encoder
+    /// that reads images at their own (`shape`).
     pub fn features(&self) -> u64 {
         match self {
             ImageEncoder::Llava(l) => l.features(),
             ImageEncoder::Gemma3(g) => g.tokens,
+            ImageEncoder::Qwen2Vl(q) => q.features(q.tower.image, q.tower.image),
+        }
+    }
+
+    /// Features of a processed image of `dims` (channels, height, width), which `check` has
+    /// accepted.
+    pub fn features_of(&self, dims: &[usize]) -> u64 {
+        match (self, dims) {
+            (ImageEncoder::Qwen2Vl(q), [_, h, w]) => q.features(*h as u64, *w as u64),
+            _ => self.features(),
+        }
+    }
+
+    /// Why a processed image of `dims` does not fit the tower (the shape it takes), or `None`
+    /// where it does.
+    pub fn misfit(&self, dims: &[usize]) -> Option<String> {
+        let [c, h, w] = self.shape().map(|n| n as usize);
+        match self {
+            ImageEncoder::Qwen2Vl(q) => {
+                let f = q.factor() as usize;
+                match dims {
+                    [channels, h, w]
+                        if *channels == c && *h > 0 && *w > 0 && h % f == 0 && w % f == 0 =>
+                    {
+                        None
+                    }
+                    _ => Some(format!(
+                        "[{c}, height, width] with height and width multiples of {f} (the patch times the merge), as the model's processor resizes an image"
+                    )),
+                }
+            }
+            _ if dims == [c, h, w] => None,
+            _ => Some(format!("[{c}, {h}, {w}] (channels, height, width)")),
         }
     }
 
@@ -64,7 +110,8 @@ impl ImageEncoder {
     pub fn tower_mut(&mut self) -> &mut VisionTower {
         match self {
             ImageEncoder::Llava(Llava { tower, .. })
-            | ImageEncoder::Gemma3(Gemma3Vision { tower, .. }) => tower,
+            | ImageEncoder::Gemma3(Gemma3Vision { tower, .. })
+            | ImageEncoder::Qwen2Vl(Qwen2Vision { tower, .. }) => tower,
         }
     }
 
@@ -72,29 +119,56 @@ impl ImageEncoder {
     /// to the last), not only to those before.
     pub fn both_ways(&self) -> bool {
         match self {
-            ImageEncoder::Llava(_) => false,
+            ImageEncoder::Llava(_) | ImageEncoder::Qwen2Vl(_) => false,
             ImageEncoder::Gemma3(_) => true,
         }
     }
 
-    /// Values of one processed image: channels × height × width.
+    /// The most values a processed image may hold: channels × height × width (at most
+    /// Pillow's image size where the encoder reads images at their own resolution).
     pub fn pixels(&self) -> u64 {
-        self.shape().iter().product()
-    }
-
-    /// The processed image it takes: channels, height, width.
-    pub fn shape(&self) -> [u64; 3] {
         match self {
-            ImageEncoder::Llava(Llava { tower: t, .. })
-            | ImageEncoder::Gemma3(Gemma3Vision { tower: t, .. }) => [t.channels, t.image, t.image],
+            ImageEncoder::Qwen2Vl(q) => q.tower.channels * PILLOW_MAX_PIXELS,
+            _ => self.shape().iter().product(),
         }
     }
 
-    /// The side of the square image it takes, in pixels.
+    /// The processed image it takes (the stated one where it reads images at their own
+    /// resolution): channels, height, width.
+    pub fn shape(&self) -> [u64; 3] {
+        let t = self.tower();
+        [t.channels, t.image, t.image]
+    }
+
+    /// The side of the square image it takes (or the stated one), in pixels.
     pub fn side(&self) -> u64 {
+        self.tower().image
+    }
+
+    fn tower(&self) -> &VisionTower {
         match self {
-            ImageEncoder::Llava(Llava { tower: t, .. })
-            | ImageEncoder::Gemma3(Gemma3Vision { tower: t, .. }) => t.image,
+            ImageEncoder::Llava(Llava { tower, .. })
+            | ImageEncoder::Gemma3(Gemma3Vision { tower, .. })
+            | ImageEncoder::Qwen2Vl(Qwen2Vision { tower, .. }) => tower,
+        }
+    }
+
+    /// Where it reads an image at the resolution its processor resizes it to rather than at one
+    /// size, the pixels a feature spans a side (its figures are then stated for a square image
+    /// `side` pixels wide).
+    pub fn step(&self) -> Option<u64> {
+        match self {
+            ImageEncoder::Qwen2Vl(q) => Some(q.factor()),
+            ImageEncoder::Llava(_) | ImageEncoder::Gemma3(_) => None,
+        }
+    }
+
+    /// The 3-D positions of the language model's rotary embedding where an image's tokens
+    /// take them (M-RoPE): the rotated pairs' split among time, row and column.
+    pub fn mrope(&self) -> Option<&[u64]> {
+        match self {
+            ImageEncoder::Qwen2Vl(q) => Some(&q.sections),
+            ImageEncoder::Llava(_) | ImageEncoder::Gemma3(_) => None,
         }
     }
 
@@ -104,9 +178,14 @@ impl ImageEncoder {
         match self {
             ImageEncoder::Llava(l) => l.flops(text),
             ImageEncoder::Gemma3(g) => g.flops(text),
+            ImageEncoder::Qwen2Vl(q) => q.flops(q.tower.image, q.tower.image),
         }
     }
 }
+
+/// Pillow's decompression-bomb limit (twice its `MAX_IMAGE_PIXELS`), in pixels: the largest
+/// image a processor opens.
+pub const PILLOW_MAX_PIXELS: u64 = 2 * 89_478_485;
 
 /// A ViT tower as the encoders run it (CLIP's, SigLIP's): a patch convolution, encoder layers
 /// (LayerNorms, attention among every token, a two-layer MLP), their sizes and settings.
@@ -223,5 +302,53 @@ impl Gemma3Vision {
         self.tower.embed_flops()
             + u128::from(self.tower.depth) * self.tower.layer_flops(n)
             + 2 * u128::from(self.tokens) * u128::from(self.tower.hidden) * u128::from(text)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Qwen2Vision {
+    /// The ViT: `image` is the stated square resolution its figures are given at (it reads an
+    /// image at the processor's resolution); `patch` the side of a patch, `eps` its
+    /// LayerNorms' (1e-6 in the class).
+    pub tower: VisionTower,
+    /// Frames a patch spans (an image's one frame is repeated to fill them).
+    pub frames: u64,
+    /// The side of the square of patches the merger joins into one feature.
+    pub merge: u64,
+    /// The base of the tower's 2-D rotary frequencies.
+    pub theta: f64,
+    /// The text width the merger projects into.
+    pub out: u64,
+    /// The language model's M-RoPE split of a head's rotated pairs among time, row and column
+    /// (`mrope_section`).
+    pub sections: Vec<u64>,
+}
+
+impl Qwen2Vision {
+    /// Pixels the height and width of a processed image are multiples of.
+    pub fn factor(&self) -> u64 {
+        self.tower.patch * self.merge
+    }
+
+    /// Features of an image `h` × `w` pixels (multiples of `factor`).
+    pub fn features(&self, h: u64, w: u64) -> u64 {
+        (h / self.factor()) * (w / self.factor())
+    }
+
+    /// Values of one patch: channels × frames × patch².
+    pub fn patch_values(&self) -> u64 {
+        self.tower.channels * self.frames * self.tower.patch.pow(2)
+    }
+
+    /// The patch convolution over every patch; every layer over every patch; the merger's two
+    /// maps over every feature.
+    fn flops(&self, h: u64, w: u64) -> u128 {
+        let t = &self.tower;
+        let n = u128::from((h / t.patch) * (w / t.patch));
+        let [d, out, m] = [t.hidden, self.out, self.merge * self.merge].map(u128::from);
+        let joined = d * m;
+        2 * n * d * u128::from(self.patch_values())
+            + u128::from(t.depth) * t.layer_flops(n)
+            + 2 * u128::from(self.features(h, w)) * (joined * joined + joined * out)
     }
 }

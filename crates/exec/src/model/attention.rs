@@ -240,7 +240,13 @@ impl Model {
         let plan = &spec.plan[b];
         if let (Position::Rope(r), true) = (&spec.position, plan.rope) {
             let dim = r.rotary_dim_for(self.span(b), a.head_dim) as usize;
-            let (cos, sin) = rope::tables_for(r, self.span(b), dim, cache.pos, t)?;
+            let (cos, sin) = match (self.positions.borrow().as_deref(), &spec.image) {
+                (Some(at), Some(i)) => {
+                    let sections = i.encoder.mrope().unwrap_or_default();
+                    rope::mrope_tables(r.freqs(self.span(b)), dim, at, sections)?
+                }
+                _ => rope::tables_for(r, self.span(b), dim, cache.pos, t)?,
+            };
             q = rope::rotate(&q, &cos, &sin, r.interleaved)?;
             self.keep(Some(b), Point::Q, &q);
             if !shared {

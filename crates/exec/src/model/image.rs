@@ -2,7 +2,7 @@
 //! placeholder token's embedding replaced by the next feature.
 
 use super::*;
-use anatomy_core::spec::{Gemma3Vision, ImageEncoder, Llava, VisionTower};
+use anatomy_core::spec::{Gemma3Vision, ImageEncoder, Llava, Qwen2Vision, VisionTower};
 
 impl Model {
     /// `x` ([t, hidden], the embeddings of `ids`) with each placeholder's row replaced by the
@@ -21,10 +21,27 @@ impl Model {
             )
             .into());
         };
-        input.check_placeholders(ids, &spec.name, "ids")?;
+        let pixels = match pixels.dims() {
+            [1, _, _, _] => pixels.squeeze(0)?,
+            _ => pixels.clone(),
+        };
+        if let Some(want) = input.encoder.misfit(pixels.dims()) {
+            return Err(Error::new(
+                &spec.name,
+                "--pixels",
+                format!(
+                    "holds an array of shape {:?}; this tower takes {want}, as the model's processor makes it",
+                    pixels.dims()
+                ),
+            )
+            .into());
+        }
+        let n = input.encoder.features_of(pixels.dims());
+        input.check_placeholders(ids, n, &spec.name, "ids")?;
         let features = match &input.encoder {
-            ImageEncoder::Llava(l) => self.llava(l, pixels)?,
-            ImageEncoder::Gemma3(g) => self.gemma3(g, pixels)?,
+            ImageEncoder::Llava(l) => self.llava(l, &pixels)?,
+            ImageEncoder::Gemma3(g) => self.gemma3(g, &pixels)?,
+            ImageEncoder::Qwen2Vl(q) => self.qwen2_vl(q, &pixels)?,
         };
         let slots: Vec<usize> = (ids.iter().enumerate())
             .filter(|(_, &id)| u64::from(id) == input.token)
@@ -80,33 +97,11 @@ impl Model {
         proj(&y, "linear_2")
     }
 
-    /// One image of `want` [channels, height, width] values, as the processor returns it (a
-    /// batch of one is the image).
-    fn one_image(&self, pixels: &Tensor, want: [usize; 3]) -> Res<Tensor> {
-        let pixels = match pixels.dims() {
-            [1, _, _, _] => pixels.squeeze(0)?,
-            _ => pixels.clone(),
-        };
-        if pixels.dims() != want {
-            return Err(Error::new(
-                &self.spec.name,
-                "--pixels",
-                format!(
-                    "holds an array of shape {:?}; this tower takes {want:?} (channels, height, width), as the model's processor makes it",
-                    pixels.dims()
-                ),
-            )
-            .into());
-        }
-        Ok(pixels)
-    }
-
     /// The tower's patch convolution (stride = kernel, no padding) over one image as the
     /// processor leaves it, as one product over each patch's pixels, channel by row by column
     /// as its weight is laid out: [grid², width].
     fn patch_embed(&self, t: &VisionTower, pixels: &Tensor) -> Res<Tensor> {
         let (c, p, g) = (t.channels as usize, t.patch as usize, t.grid() as usize);
-        let pixels = self.one_image(pixels, [c, t.image as usize, t.image as usize])?;
         let patches = pixels
             .narrow(1, 0, g * p)?
             .narrow(2, 0, g * p)?
@@ -197,6 +192,181 @@ impl Model {
     }
 }
 
+impl Model {
+    /// Qwen2-VL's image features: each patch (its frame repeated to the convolution's frames)
+    /// through the bias-free patch convolution, the blocks (2-D rotary attention among every
+    /// patch), then the merger: a LayerNorm, each `merge`² patches side by side, two biased
+    /// maps with GELU between.
+    fn qwen2_vl(&self, q: &Qwen2Vision, pixels: &Tensor) -> Res<Tensor> {
+        let t = &q.tower;
+        let at = |name: &str| format!("{}{name}", t.prefix);
+        let (patches, rows) = qwen2_patches(q, pixels)?;
+        let kernel = self.weights.get(&at("patch_embed.proj.weight"))?;
+        let d = t.hidden as usize;
+        let mut h = patches.matmul(&kernel.reshape((d, ()))?.to_dtype(DType::F32)?.t()?)?;
+        let hd = d / t.heads as usize;
+        let (cos, sin) = vision_rope(&rows, hd, q.theta)?;
+        for i in 0..t.depth as usize {
+            h = self.qwen2_block(t, i, h, &cos, &sin)?;
+        }
+        let h = self.layer_norm(&h, &at("merger.ln_q"), t.eps)?;
+        let m = (q.merge * q.merge) as usize;
+        let joined = h.reshape((h.dim(0)? / m, d * m))?;
+        let lin = |x: &Tensor, name: &str| -> Res<Tensor> {
+            let b = self.weights.get(&at(&format!("merger.mlp.{name}.bias")))?;
+            self.linear(x, &at(&format!("merger.mlp.{name}.weight")), Some(b))
+        };
+        let y = apply_act(Act::Gelu, &lin(&joined, "0")?)?;
+        lin(&y, "2")
+    }
+
+    /// A Qwen2-VL vision block: a LayerNorm, the fused biased QKV, each head's Q and K turned
+    /// by the patches' 2-D rotary tables, attention among every patch, the biased output map;
+    /// a LayerNorm and the biased two-layer MLP; each added to the stream.
+    fn qwen2_block(
+        &self,
+        v: &VisionTower,
+        i: usize,
+        h: Tensor,
+        cos: &Tensor,
+        sin: &Tensor,
+    ) -> Res<Tensor> {
+        let at = |name: &str| format!("{}blocks.{i}.{name}", v.prefix);
+        let lin = |x: &Tensor, name: &str| -> Res<Tensor> {
+            let b = self.weights.get(&at(&format!("{name}.bias")))?;
+            self.linear(x, &at(&format!("{name}.weight")), Some(b))
+        };
+        let (n, d) = h.dims2()?;
+        let heads = v.heads as usize;
+        let hd = d / heads;
+        let a = self.layer_norm(&h, &at("norm1"), v.eps)?;
+        // [n, 3 d] → q, k, v each [heads, n, hd].
+        let qkv = lin(&a, "attn.qkv")?.reshape((n, 3, heads, hd))?;
+        let part = |j: usize| {
+            qkv.narrow(1, j, 1)
+                .and_then(|x| x.squeeze(1)?.transpose(0, 1))
+        };
+        let q = crate::rope::rotate(&part(0)?.contiguous()?, cos, sin, false)?;
+        let k = crate::rope::rotate(&part(1)?.contiguous()?, cos, sin, false)?;
+        let vv = part(2)?.contiguous()?;
+        let scores = (q.matmul(&k.t()?)? * (hd as f64).powf(-0.5))?;
+        let o = softmax_rows(&scores)?.matmul(&vv)?;
+        let o = o.transpose(0, 1)?.reshape((n, d))?;
+        let h = (h + lin(&o, "attn.proj")?)?;
+        let m = self.layer_norm(&h, &at("norm2"), v.eps)?;
+        let m = apply_act(v.act, &lin(&m, "mlp.fc1")?)?;
+        Ok((h + lin(&m, "mlp.fc2")?)?)
+    }
+}
+
+/// Qwen2-VL's patches of an image `[channels, height, width]` as its processor flattens them:
+/// `merge` × `merge` blocks of patches row by row, the patches of a block row by row, each
+/// patch channel by frame by row by column (its one frame repeated); and each patch's row and
+/// column in the patch grid.
+fn qwen2_patches(q: &Qwen2Vision, pixels: &Tensor) -> Res<(Tensor, Vec<[i64; 2]>)> {
+    let (c, h, w) = pixels.dims3()?;
+    let (p, m, frames) = (q.tower.patch as usize, q.merge as usize, q.frames as usize);
+    let (gh, gw) = (h / p, w / p);
+    let x: Vec<f32> = pixels.flatten_all()?.to_vec1()?;
+    let per = c * frames * p * p;
+    let mut out = Vec::with_capacity(gh * gw * per);
+    let mut rows = Vec::with_capacity(gh * gw);
+    for bh in 0..gh / m {
+        for bw in 0..gw / m {
+            for i in 0..m {
+                for j in 0..m {
+                    let (r, col) = (bh * m + i, bw * m + j);
+                    rows.push([r as i64, col as i64]);
+                    for ch in 0..c {
+                        for _ in 0..frames {
+                            for y in 0..p {
+                                let from = (ch * h + r * p + y) * w + col * p;
+                                out.extend_from_slice(&x[from..from + p]);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    let patches = Tensor::from_vec(out, (gh * gw, per), &Device::Cpu)?;
+    Ok((patches, rows))
+}
+
+/// The tower's 2-D rotary tables, [patches, head dim]: a quarter of a head's dims turn by the
+/// patch's row, a quarter by its column, the two written twice (rotate-half pairs), angles in
+/// float32 as transformers takes them.
+fn vision_rope(rows: &[[i64; 2]], hd: usize, theta: f64) -> R<(Tensor, Tensor)> {
+    let spatial = hd / 2;
+    let inv: Vec<f32> = (0..spatial)
+        .step_by(2)
+        .map(|i| (1.0 / theta.powf(i as f64 / spatial as f64)) as f32)
+        .collect();
+    let mut cos = Vec::with_capacity(rows.len() * hd);
+    let mut sin = Vec::with_capacity(rows.len() * hd);
+    for pos in rows {
+        for _ in 0..2 {
+            for &axis in pos {
+                for f in &inv {
+                    let a = axis as f32 * f;
+                    cos.push(a.cos());
+                    sin.push(a.sin());
+                }
+            }
+        }
+    }
+    let n = rows.len();
+    Ok((
+        Tensor::from_vec(cos, (n, hd), &Device::Cpu)?,
+        Tensor::from_vec(sin, (n, hd), &Device::Cpu)?,
+    ))
+}
+
+/// The features' grid (rows, columns) of a processed image `pixels` for Qwen2-VL: the patch
+/// grid over the merge.
+pub(super) fn merged_grid(q: &Qwen2Vision, pixels: &Tensor) -> R<(usize, usize)> {
+    let dims = pixels.dims();
+    let f = q.factor() as usize;
+    Ok((dims[dims.len() - 2] / f, dims[dims.len() - 1] / f))
+}
+
+/// M-RoPE's positions of `ids` from `start` (transformers' `get_rope_index`): a text token at
+/// the next position on all three axes; a run of image placeholder tokens `token` laid over
+/// the image's feature grid `grid` (rows × columns: time at the run's start, row and column
+/// added to it), after which positions go on from the start plus the grid's longer side. And
+/// how far the next position is from `start` + `ids.len()` (what later tokens add).
+pub(super) fn positions(
+    ids: &[u32],
+    token: u64,
+    grid: Option<(usize, usize)>,
+    start: i64,
+) -> (Vec<[i64; 3]>, i64) {
+    let mut out = Vec::with_capacity(ids.len());
+    let mut next = start;
+    let mut i = 0;
+    while i < ids.len() {
+        match grid.filter(|_| u64::from(ids[i]) == token) {
+            Some((rows, cols)) => {
+                // The run's tokens: the grid row by row (a run longer than the grid is the
+                // processor's error, checked before).
+                for k in 0..rows * cols {
+                    let (r, c) = ((k / cols) as i64, (k % cols) as i64);
+                    out.push([next, next + r, next + c]);
+                }
+                i += rows * cols;
+                next += rows.max(cols) as i64;
+            }
+            None => {
+                out.push([next; 3]);
+                next += 1;
+                i += 1;
+            }
+        }
+    }
+    out.truncate(ids.len());
+    (out, next - start - ids.len() as i64)
+}
+
 /// Softmax over the last dim, each row by the executor's own softmax.
 fn softmax_rows(x: &Tensor) -> R<Tensor> {
     let n = x.dim(D::Minus1)?;
@@ -232,5 +402,30 @@ mod tests {
             [10, 13, 13, 13, 14, 16, 16]
         );
         assert_eq!(super::reach(&[1, 2], 9, 0), [0, 1]);
+    }
+
+    /// transformers' `get_rope_index` on two text tokens, a 2 × 3 image and a text token:
+    /// the image at time 2, rows 2–3, columns 2–4; the text after it from 2 + 3.
+    #[test]
+    fn an_images_tokens_take_their_grids_positions() {
+        let (p, delta) = super::positions(&[1, 2, 9, 9, 9, 9, 9, 9, 3], 9, Some((2, 3)), 0);
+        assert_eq!(
+            p,
+            [
+                [0, 0, 0],
+                [1, 1, 1],
+                [2, 2, 2],
+                [2, 2, 3],
+                [2, 2, 4],
+                [2, 3, 2],
+                [2, 3, 3],
+                [2, 3, 4],
+                [5, 5, 5]
+            ]
+        );
+        // The next token at 6, not 9.
+        assert_eq!(delta, -3);
+        let (p, delta) = super::positions(&[4, 5], 9, None, 6);
+        assert_eq!((p, delta), (vec![[6; 3], [7; 3]], 0));
     }
 }

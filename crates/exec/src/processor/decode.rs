@@ -7,7 +7,7 @@ use super::resample::Image;
 
 /// Pillow refuses images over twice its `MAX_IMAGE_PIXELS` as decompression bombs; so does
 /// anatomy, before allocating them.
-pub const MAX_PIXELS: u64 = 2 * 89_478_485;
+pub const MAX_PIXELS: u64 = anatomy_core::spec::PILLOW_MAX_PIXELS;
 
 /// An image made RGB, and whether that changed it (it was grey or had transparency).
 pub struct Decoded {

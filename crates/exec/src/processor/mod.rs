@@ -5,7 +5,9 @@
 //! `processor_config.json`'s `image_processor`), each key missing there at its class's default.
 //!
 //! The processors read are those whose whole work is that sequence (CLIP's, SigLIP's, ViT's,
-//! BLIP's, BiT's, and Gemma 3's without pan and scan).
+//! BLIP's, BiT's, and Gemma 3's without pan and scan), and Qwen2-VL's, which resizes to its
+//! own grid (`smart_resize`) and leaves the patching to the tower: its pixels are given here
+//! before they are cut into patches.
 
 pub mod decode;
 pub mod resample;
@@ -35,6 +37,13 @@ pub enum Size {
     Exact {
         height: usize,
         width: usize,
+    },
+    /// Qwen2-VL's `smart_resize`: each side to a multiple of `factor` (patch × merge), the
+    /// area kept within `min`..=`max` pixels, the aspect as near as may be.
+    Smart {
+        min: usize,
+        max: usize,
+        factor: usize,
     },
 }
 
@@ -116,6 +125,20 @@ fn defaults(class: &str) -> Option<Defaults> {
             square: true,
             convert_rgb: true,
         },
+        // Its factor and area bounds are the class's; `smart` reads the file's.
+        "Qwen2VLImageProcessor" => Defaults {
+            filter: Filter::Bicubic,
+            mean: CLIP_MEAN,
+            std: CLIP_STD,
+            size: Size::Smart {
+                min: 56 * 56,
+                max: 28 * 28 * 1280,
+                factor: 28,
+            },
+            crop: None,
+            square: false,
+            convert_rgb: true,
+        },
         "BlipImageProcessor" => Defaults {
             filter: Filter::Bicubic,
             mean: CLIP_MEAN,
@@ -130,7 +153,7 @@ fn defaults(class: &str) -> Option<Defaults> {
 }
 
 /// The classes `defaults` knows, for the refusal of others.
-const READ: &str = "CLIP's, SigLIP's, ViT's, BLIP's, BiT's and Gemma 3's";
+const READ: &str = "CLIP's, SigLIP's, ViT's, BLIP's, BiT's, Gemma 3's and Qwen2-VL's";
 
 impl Processor {
     /// The processor a checkpoint folder holds: `preprocessor_config.json`, else
@@ -189,9 +212,10 @@ impl Processor {
             }
         };
         let resize = if flag("do_resize", true)? {
-            let size = match json.get("size") {
-                None | Some(Value::Null) => d.size,
-                Some(v) => size(v, d.square, file, "size")?,
+            let size = match (d.size, json.get("size")) {
+                (Size::Smart { min, max, .. }, v) => smart(json, v, (min, max), file)?,
+                (size, None | Some(Value::Null)) => size,
+                (_, Some(v)) => size(v, d.square, file, "size")?,
             };
             let filter = match json.get("resample") {
                 None | Some(Value::Null) => d.filter,
@@ -235,7 +259,7 @@ impl Processor {
                 },
                 Some(v) => match size(v, true, file, "crop_size")? {
                     Size::Exact { height, width } => Some((height, width)),
-                    Size::ShortestEdge(_) => {
+                    Size::ShortestEdge(_) | Size::Smart { .. } => {
                         return Err(Error::new(file, "crop_size", "must give a height and a width"))
                     }
                 },
@@ -304,6 +328,9 @@ impl Processor {
             let (height, width) = match size {
                 Size::Exact { height, width } => (height, width),
                 Size::ShortestEdge(short) => shortest_edge(image.height, image.width, short),
+                Size::Smart { min, max, factor } => {
+                    smart_resize(image.height, image.width, factor, min, max)?
+                }
             };
             bounded(height, width)?;
             let rounding = match backend {
@@ -363,6 +390,86 @@ fn shortest_edge(height: usize, width: usize, short: usize) -> (usize, usize) {
     } else {
         (short, long)
     }
+}
+
+/// Qwen2-VL's size: the area bounds from `size` (`shortest_edge`, `longest_edge`), each
+/// overridden by `min_pixels` or `max_pixels` where given, else `class`'s; the factor from
+/// `patch_size` × `merge_size`.
+fn smart(
+    json: &Value,
+    size: Option<&Value>,
+    class: (usize, usize),
+    file: &str,
+) -> Result<Size, Error> {
+    let number = |v: Option<&Value>, key: &str, default: usize| -> Result<usize, Error> {
+        match v {
+            None | Some(Value::Null) => Ok(default),
+            Some(v) => v
+                .as_u64()
+                .filter(|n| (1..=decode::MAX_PIXELS).contains(n))
+                .map(|n| n as usize)
+                .ok_or_else(|| {
+                    Error::new(
+                        file,
+                        key,
+                        format!("must be a whole number from 1 to {}", decode::MAX_PIXELS),
+                    )
+                }),
+        }
+    };
+    let (mut min, mut max) = class;
+    match size {
+        None | Some(Value::Null) => {}
+        Some(Value::Object(m)) => {
+            min = number(m.get("shortest_edge"), "size.shortest_edge", min)?;
+            max = number(m.get("longest_edge"), "size.longest_edge", max)?;
+        }
+        Some(_) => {
+            return Err(Error::new(
+                file,
+                "size",
+                "must be {\"shortest_edge\": MIN_PIXELS, \"longest_edge\": MAX_PIXELS} for Qwen2-VL's processor",
+            ))
+        }
+    }
+    let min = number(json.get("min_pixels"), "min_pixels", min)?;
+    let max = number(json.get("max_pixels"), "max_pixels", max)?;
+    let patch = number(json.get("patch_size"), "patch_size", 14)?;
+    let merge = number(json.get("merge_size"), "merge_size", 2)?;
+    Ok(Size::Smart {
+        min,
+        max,
+        factor: patch * merge,
+    })
+}
+
+/// transformers' `smart_resize` (Qwen2-VL's): `(height, width)` in Python's arithmetic (its
+/// `round` to even on halves); an error where the aspect ratio is over 200, as there.
+fn smart_resize(
+    height: usize,
+    width: usize,
+    factor: usize,
+    min: usize,
+    max: usize,
+) -> Result<(usize, usize), String> {
+    let (h, w, f) = (height as f64, width as f64, factor as f64);
+    if h.max(w) / h.min(w) > 200.0 {
+        return Err(format!(
+            "takes no image whose sides are over 200 to 1 (this one is {width}×{height}), as transformers' smart_resize refuses it"
+        ));
+    }
+    let mut hb = (h / f).round_ties_even() * f;
+    let mut wb = (w / f).round_ties_even() * f;
+    if hb * wb > max as f64 {
+        let beta = ((h * w) / max as f64).sqrt();
+        hb = f.max((h / beta / f).floor() * f);
+        wb = f.max((w / beta / f).floor() * f);
+    } else if hb * wb < min as f64 {
+        let beta = (min as f64 / (h * w)).sqrt();
+        hb = (h * beta / f).ceil() * f;
+        wb = (w * beta / f).ceil() * f;
+    }
+    Ok((hb as usize, wb as usize))
 }
 
 /// transformers' `center_crop`: the middle `height` × `width`, padded with zeros (black) where
@@ -502,6 +609,18 @@ pub fn pixels(path: &Path, dir: &Path, backend: Backend) -> Result<candle_core::
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// transformers' `smart_resize` in Python's arithmetic: 70 / 28 = 2.5 rounds to 2; too
+    /// many pixels floors, too few ceils; a side over 200 times the other is refused.
+    #[test]
+    fn smart_resize_rounds_as_python() {
+        assert_eq!(smart_resize(70, 45, 28, 3136, 1_003_520), Ok((56, 56)));
+        assert_eq!(smart_resize(98, 45, 28, 3136, 1_003_520), Ok((112, 56)));
+        assert_eq!(smart_resize(37, 53, 10, 100, 900), Ok((20, 30)));
+        assert_eq!(smart_resize(41, 29, 28, 4000, 100_000), Ok((84, 56)));
+        let e = smart_resize(1, 201, 28, 3136, 1_003_520).unwrap_err();
+        assert!(e.contains("over 200 to 1"), "{e}");
+    }
 
     #[test]
     fn shortest_edge_keeps_the_aspect_rounding_down() {

@@ -3,6 +3,7 @@
 //! merger that joins each spatial_merge_size² patches and projects them into the text width.
 
 use super::*;
+use crate::spec::{ImageEncoder, ImageInput, Qwen2Vision};
 
 /// The MLP of a Qwen vision block.
 #[derive(Clone, Copy)]
@@ -85,6 +86,91 @@ pub fn qwen2_vl_vision(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
     qwen_blocks(&mut n, d, i, depth, Mlp::Fc, false);
     qwen2_merger(&mut n, &v, d, out, false)?;
     n.done(top, "vision_config")
+}
+
+/// Qwen2-VL reads an image at the resolution its processor resizes it to; its figures (tokens
+/// and FLOPs per image) are stated for a square image of this many features a side (448 pixels
+/// at the class's patch and merge).
+const STATED_SIDE: u64 = 16;
+
+/// What Qwen2-VL's image runs through: its vision tower's sizes, activation and rotary base,
+/// the merge, the language model's M-RoPE split (`mrope_section`, in `rope_scaling` or
+/// `rope_parameters`, of the text config or the top level), and the placeholder id
+/// (`image_token_id`). `None` where transformers could not run an image: a rectangular patch,
+/// or a head whose 2-D rotary halves do not fill it.
+pub fn qwen2_vl_image(top: &Config) -> Result<Option<ImageInput>> {
+    let Some(v) = depth_vision(top, &["qwen2_vl", "qwen2_vl_vision"])? else {
+        return Ok(None);
+    };
+    let v = v.map(|v| v.renamed(&[("num_attention_heads", "num_heads")]));
+    let (Some(patch), Some(frames)) = (
+        square(&v, "patch_size", 14)?,
+        square(&v, "temporal_patch_size", 2)?,
+    ) else {
+        return Ok(None);
+    };
+    let d = size(&v, "embed_dim", 1280)?;
+    let heads = size(&v, "num_heads", 16)?;
+    if heads == 0 || !d.is_multiple_of(heads) || !(d / heads).is_multiple_of(4) {
+        return Ok(None);
+    }
+    let merge = size(&v, "spatial_merge_size", 2)?;
+    let (act, theta) = match &v {
+        Some(c) => (
+            activation(c, "hidden_act", "quick_gelu")?,
+            match c.detached("rope_parameters")? {
+                Some(r) => r.float("rope_theta", 10_000.0)?,
+                None => 10_000.0,
+            },
+        ),
+        None => (Act::QuickGelu, 10_000.0),
+    };
+    let tower = VisionTower {
+        prefix: "visual.".into(),
+        image: STATED_SIDE * patch * merge,
+        patch,
+        channels: size(&v, "in_channels", 3)?,
+        hidden: d,
+        intermediate: d * size(&v, "mlp_ratio", 4)?,
+        heads,
+        depth: size(&v, "depth", 32)?,
+        eps: 1e-6,
+        act,
+    };
+    Ok(Some(ImageInput {
+        token: top.opt_size("image_token_id")?.unwrap_or(151_655),
+        frame: None,
+        encoder: ImageEncoder::Qwen2Vl(Qwen2Vision {
+            tower,
+            frames,
+            merge,
+            theta,
+            out: size(&v, "hidden_size", 3584)?,
+            sections: mrope_sections(top)?,
+        }),
+    }))
+}
+
+/// The language model's `mrope_section`, where its config gives one, else the class's
+/// [16, 24, 24].
+fn mrope_sections(top: &Config) -> Result<Vec<u64>> {
+    let text = top.detached("text_config")?;
+    for c in text.iter().chain([top]) {
+        for key in ["rope_parameters", "rope_scaling"] {
+            if let Some(r) = c.detached(key)? {
+                if let Some(list) = r.get("mrope_section") {
+                    let bad = || r.err("mrope_section", "must be a list of three sizes");
+                    let list = list.as_array().ok_or_else(bad)?;
+                    return list
+                        .iter()
+                        .map(|n| n.as_u64().ok_or_else(bad))
+                        .collect::<Result<Vec<_>>>()
+                        .and_then(|l| if l.len() == 3 { Ok(l) } else { Err(bad()) });
+                }
+            }
+        }
+    }
+    Ok(vec![16, 24, 24])
 }
 
 /// Qwen2.5-VL's vision tower: Qwen2-VL's with RMSNorms (no biases), a biased gated MLP, and

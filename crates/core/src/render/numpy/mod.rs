@@ -592,6 +592,12 @@ fn config_json(spec: &Spec) -> serde_json::Value {
                         "projector": g.projector, "tokens": g.tokens, "pool": g.pool(),
                     }),
                 ),
+                ImageEncoder::Qwen2Vl(q) => (
+                    &q.tower,
+                    json!({
+                        "frames": q.frames, "merge": q.merge, "theta": q.theta, "sections": q.sections,
+                    }),
+                ),
             };
             for (key, value) in [
                 ("token", json!(i.token)),
@@ -1031,6 +1037,12 @@ fn rope(spec: &Spec) -> String {
     } else {
         "(np.sin(ang) * factor).astype(np.float32)"
     };
+    // M-RoPE (Qwen2-VL): the pairs turn by time, row or column where an image set them.
+    if let Some(sections) = spec.image.as_ref().and_then(|i| i.encoder.mrope()) {
+        return out + &format!(
+            "\n\n\ndef rope_tables(T, span):\n    # -> cos, sin: [T, rot_dim] for positions 0..T-1, or where an image set them each token's time, row and column (M-RoPE)\n{pick}    inv, factor = frequencies(T)  # inv: [rot_dim / 2]\n    pos = IMAGE[\"positions\"][:, :T] if \"positions\" in IMAGE else np.tile(np.arange(T), (3, 1))  # [3, T]\n    axis = np.repeat(np.arange(3), {sections:?})  # [rot_dim / 2]: the axis each pair turns by\n    ang = pos[axis].T.astype(np.float32) * inv[None, :]  # [T, rot_dim / 2]\n    ang = np.concatenate([ang, ang], -1)  # [T, rot_dim]\n    return (np.cos(ang) * factor).astype(np.float32), {sin}"
+        );
+    }
     out + &format!(
         "\n\n\ndef rope_tables(T, span):\n    # -> cos, sin: [T, rot_dim] for positions 0..T-1 in a layer of this span\n{pick}    inv, factor = frequencies(T)  # inv: [rot_dim / 2]\n    ang = np.arange(T, dtype=np.float32)[:, None] * inv[None, :]  # [T, rot_dim / 2]\n    ang = np.concatenate([ang, ang], -1)  # [T, rot_dim]\n    return (np.cos(ang) * factor).astype(np.float32), {sin}"
     )

@@ -11,7 +11,7 @@ pub(super) fn pieces(g: &crate::graph::Graph) -> Pieces {
     let spec = &g.spec;
     let mut p = Pieces::default();
     // A wrapper run on an image: its encoder, and its features in the placeholders' places;
-    // Gemma 3's image tokens see each other both ways.
+    // Gemma 3's image tokens see each other both ways; Qwen2-VL's take 3-D positions.
     let encoder = spec.image.as_ref().map(|i| &i.encoder);
     p.set("image", encoder.is_some());
     p.set(
@@ -21,6 +21,10 @@ pub(super) fn pieces(g: &crate::graph::Graph) -> Pieces {
     p.set(
         "image_gemma3",
         matches!(encoder, Some(ImageEncoder::Gemma3(_))),
+    );
+    p.set(
+        "image_qwen2_vl",
+        matches!(encoder, Some(ImageEncoder::Qwen2Vl(_))),
     );
     // Dory's nGPT: learned scales on queries, gates, the MLP's halves and the logits.
     p.set("ngpt", spec.ngpt.is_some());

@@ -3,7 +3,7 @@
 //! puts the image's features in the placeholders' places.
 
 use super::*;
-use crate::spec::{Gemma3Vision, ImageEncoder, ImageInput, VisionTower};
+use crate::spec::{Gemma3Vision, ImageEncoder, ImageInput, Qwen2Vision, VisionTower};
 
 /// The towers' classes.
 pub(super) fn classes(image: &ImageInput) -> String {
@@ -13,6 +13,7 @@ pub(super) fn classes(image: &ImageInput) -> String {
         ImageEncoder::Gemma3(_) => [include_str!("llava.py"), include_str!("gemma3.py")]
             .map(str::trim_end)
             .join("\n\n\n"),
+        ImageEncoder::Qwen2Vl(_) => include_str!("qwen2_vl.py").trim_end().to_string(),
     }
 }
 
@@ -21,6 +22,7 @@ pub(super) fn model(spec: &Spec, n: &Names, module: &str, image: &ImageInput) ->
     let l = match &image.encoder {
         ImageEncoder::Llava(l) => l,
         ImageEncoder::Gemma3(g) => return gemma3(spec, n, module, image, g),
+        ImageEncoder::Qwen2Vl(q) => return qwen2_vl(spec, n, image, q),
     };
     let projector = l.projector.trim_end_matches('.');
     let text = spec.hidden;
@@ -142,6 +144,55 @@ ${holders}        self.${tower} = SiglipVision(${channels}, ${image}, ${patch}, 
         finally:
             hook.remove()
             IMAGE_REACH = None"#,
+        &vars,
+    )
+}
+
+/// Qwen2-VL's Model: the language model as published (its decoder and head at the top) with
+/// the vision tower beside it; the features replace the placeholders' embeddings, and the
+/// image's tokens take their 3-D positions while it runs.
+pub(super) fn qwen2_vl(spec: &Spec, n: &Names, image: &ImageInput, q: &Qwen2Vision) -> String {
+    let mut vars = tower_vars(&q.tower);
+    vars.extend([
+        ("frames", q.frames.to_string()),
+        ("merge", q.merge.to_string()),
+        ("theta", fmt_f(q.theta)),
+        ("text", q.out.to_string()),
+        ("factor", q.factor().to_string()),
+        ("v", spec.out_vocab().to_string()),
+        ("token", image.token.to_string()),
+        ("embed", n.path(Role::Embed)),
+    ]);
+    fill(
+        r#"
+
+
+class Model(LanguageModel):
+    """Qwen2-VL: the language model as published, its vision tower beside it under ${tower}."""
+
+    def __init__(self):
+        super().__init__()
+${holders}        self.${tower} = Qwen2Vision(${channels}, ${patch}, ${frames}, ${merge}, ${hidden}, ${intermediate}, ${heads}, ${layers}, ${eps}, ${act}, ${theta}, ${text})
+
+    def forward(self, input_ids, pixel_values=None):  # [B, T] int64 -> logits [B, T, ${v}]; pixel_values: [1, 3, H, W], H and W multiples of ${factor}
+        global IMAGE_POSITIONS
+        if pixel_values is None:
+            return super().forward(input_ids)
+        features = self.${tower}(pixel_values[0])
+
+        def put(embedding, args, out):  # each placeholder's embedding replaced by the next feature
+            out = out.clone()
+            out[input_ids == ${token}] = features.to(out.dtype)
+            return out
+
+        hook = self.${embed}.register_forward_hook(put)
+        grid = (pixel_values.shape[-2] // ${factor}, pixel_values.shape[-1] // ${factor})  # the features' rows and columns
+        IMAGE_POSITIONS = mrope_positions(input_ids[0].tolist(), ${token}, grid)
+        try:
+            return super().forward(input_ids)
+        finally:
+            hook.remove()
+            IMAGE_POSITIONS = None"#,
         &vars,
     )
 }

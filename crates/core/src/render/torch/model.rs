@@ -464,6 +464,11 @@ pub(super) fn model(spec: &Spec, n: &Names) -> String {
     if let Some(kept) = spec.logits_kept {
         cap += &format!("        logits = logits[..., :{kept}]  # the rows that pad the head past the real vocabulary dropped\n");
     }
+    // Qwen2-VL's image model subclasses its language model, whose names it keeps.
+    let qwen2_vl = match spec.image.as_ref().map(|i| &i.encoder) {
+        Some(crate::spec::ImageEncoder::Qwen2Vl(q)) => Some(q),
+        _ => None,
+    };
     let mut out = fill(
         r#"class Decoder(nn.Module):
     def __init__(self):
@@ -523,7 +528,8 @@ ${head}${cap}        return logits"#,
             ("cap", cap),
             (
                 "lm",
-                if matches!(spec.hf_wrap, HfWrap::Prefix(_)) {
+                // The Model wraps it: under a prefix, or subclassed with the image's tower.
+                if matches!(spec.hf_wrap, HfWrap::Prefix(_)) || qwen2_vl.is_some() {
                     "LanguageModel".into()
                 } else {
                     "Model".into()
@@ -533,6 +539,10 @@ ${head}${cap}        return logits"#,
     );
     if let (HfWrap::Prefix(module), Some(image)) = (spec.hf_wrap, &spec.image) {
         out += &super::image::model(spec, n, module, image);
+        return out;
+    }
+    if let (Some(image), Some(q)) = (&spec.image, qwen2_vl) {
+        out += &super::image::qwen2_vl(spec, n, image, q);
         return out;
     }
     if let HfWrap::Prefix(module) = spec.hf_wrap {

@@ -216,16 +216,30 @@ pub(super) fn rope(spec: &Spec) -> String {
         };
         out.push(freqs_fn("sliding_rope_frequencies", s, sliding_dim));
     }
+    // M-RoPE (Qwen2-VL): while an image runs, each pair turns by its token's time, row or column.
+    let positions = match spec.image.as_ref().and_then(|i| i.encoder.mrope()) {
+        Some(sections) => format!(
+            r#"
+    if IMAGE_POSITIONS is not None:  # M-RoPE: each pair turns by its token's time, row or column
+        axis = torch.repeat_interleave(torch.arange(3), torch.tensor({sections:?}))  # [rotated dims / 2]
+        angles = IMAGE_POSITIONS[axis, :T].T.float() * inv_freq[None, :]"#
+        ),
+        None => String::new(),
+    };
+    if !positions.is_empty() {
+        out.push("IMAGE_POSITIONS = None  # while an image runs: each token's time, row and column, [3, T] (Model.forward)".into());
+    }
     out.push(fill(
         r#"def rope_cos_sin(frequencies, T, dtype):
     """cos and sin of every position's angles: [T, rotated dims]."""
     inv_freq, factor = frequencies(T)
-    angles = torch.arange(T, dtype=torch.float32)[:, None] * inv_freq[None, :]  # [T, rotated dims / 2]
+    angles = torch.arange(T, dtype=torch.float32)[:, None] * inv_freq[None, :]  # [T, rotated dims / 2]${positions}
     angles = torch.cat((angles, angles), dim=-1)
     return (angles.cos() * factor).to(dtype), ${sign}(angles.sin() * factor).to(dtype)"#,
         &[
             // This model rotates backwards: its rotate_half is (x₂, −x₁).
             ("sign", if r.reversed { "-" } else { "" }.into()),
+            ("positions", positions),
         ],
     ));
     out.push(if r.interleaved {

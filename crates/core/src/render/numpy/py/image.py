@@ -80,6 +80,67 @@ def image_features(pixels, W):
     return x @ W[P + "mm_input_projection_weight"]  # [tokens, hidden], stored [d, hidden]
 
 
+#.
+#: image_qwen2_vl
+def image_features(pixels, W):
+    # pixels: [channels, height, width], as Qwen2-VL's processor resizes and normalizes them -> [features, hidden]
+    I = CONFIG["image"]
+    T, p, m = I["tower"], I["patch"], I["merge"]
+    c, h, w = pixels.shape
+    gh, gw = h // p, w // p  # the patch grid
+    IMAGE["grid"] = gh // m, gw // m  # the features' grid
+    x = pixels.reshape(c, gh // m, m, p, gw // m, m, p).transpose(1, 4, 2, 5, 0, 3, 6)  # [gh/m, gw/m, m, m, c, p, p]: m×m blocks of patches, row by row
+    x = np.broadcast_to(x[:, :, :, :, :, None], (*x.shape[:5], I["frames"], p, p)).reshape(gh * gw, -1)  # [patches, c·frames·p·p], the image's one frame repeated
+    kernel = W[T + "patch_embed.proj.weight"]  # [d, c, frames, p, p], no bias
+    x = x @ kernel.reshape(kernel.shape[0], -1).T  # [patches, d]
+    rows, cols = np.meshgrid(np.arange(gh), np.arange(gw), indexing="ij")
+    order = lambda a: a.reshape(gh // m, m, gw // m, m).transpose(0, 2, 1, 3).reshape(-1)  # in the patches' order
+    pos = np.stack([order(rows), order(cols)], -1)  # [patches, 2]: each patch's row and column
+    hd = x.shape[-1] // I["heads"]
+    inv = 1.0 / np.float32(I["theta"]) ** (np.arange(0, hd // 2, 2, dtype=np.float32) / np.float32(hd // 2))  # [hd/4]
+    ang = (pos[:, :, None].astype(np.float32) * inv).reshape(len(pos), -1)  # [patches, hd/2]: the row's angles, then the column's
+    ang = np.concatenate([ang, ang], -1)  # [patches, hd]
+    for i in range(I["depth"]):
+        x = qwen2_vision_block(x, W, f"{T}blocks.{i}.", I, np.cos(ang), np.sin(ang))  # [patches, d]
+    x = tower_norm(x, W, T + "merger.ln_q", I["eps"]).reshape(-1, x.shape[-1] * m * m)  # [features, d·m²], each block's patches side by side
+    x = act(tower_linear(x, W, T + "merger.mlp.0"), "gelu")  # [features, d·m²]
+    return tower_linear(x, W, T + "merger.mlp.2")  # [features, hidden]
+
+
+def qwen2_vision_block(x, W, L, I, cos, sin):
+    # x: [N, d] -> [N, d], a Qwen2-VL vision block under L: 2-D rotary attention among every patch, then the MLP
+    H = I["heads"]
+    hd = x.shape[-1] // H
+    a = tower_norm(x, W, L + "norm1", I["eps"])  # [N, d]
+    q, k, v = tower_linear(a, W, L + "attn.qkv").reshape(-1, 3, H, hd).transpose(1, 2, 0, 3)  # [H, N, hd] each
+    turn = lambda t: t * cos + np.concatenate([-t[..., hd // 2 :], t[..., : hd // 2]], -1) * sin  # rotate-half pairs, at each patch's row and column
+    q, k = turn(q), turn(k)
+    s = q @ k.transpose(0, 2, 1) / math.sqrt(hd)  # [H, N, N], every patch sees every other
+    s = np.exp(s - s.max(-1, keepdims=True))
+    s = s / s.sum(-1, keepdims=True)  # softmax over keys
+    o = (s @ v).transpose(1, 0, 2).reshape(-1, H * hd)  # [N, d]
+    x = x + tower_linear(o, W, L + "attn.proj")  # [N, d]
+    m = act(tower_linear(tower_norm(x, W, L + "norm2", I["eps"]), W, L + "mlp.fc1"), I["act"])  # [N, intermediate]
+    return x + tower_linear(m, W, L + "mlp.fc2")  # [N, d]
+
+
+def mrope_positions(ids, token, grid):
+    # ids: [T] -> [3, T], each token's time, row and column (transformers' get_rope_index): text at the next position on all three;
+    # the image's run of placeholders over its grid, time at the run's start, row and column added to it; text after it from the start plus the grid's longer side
+    rows, cols = grid
+    pos, nxt, t = [], 0, 0
+    while t < len(ids):
+        if ids[t] == token:
+            pos += [(nxt, nxt + k // cols, nxt + k % cols) for k in range(rows * cols)]
+            t, nxt = t + rows * cols, nxt + max(rows, cols)
+        else:
+            pos.append((nxt, nxt, nxt))
+            t, nxt = t + 1, nxt + 1
+    return np.array(pos[: len(ids)]).T  # [3, T]
+
+
+#.
+#: image_gemma3
 def image_reach(ids, token):
     # ids: [T] -> [T], the last key each position sees: an image placeholder its run's last (the image's tokens see each other both ways), any other itself
     reach = np.arange(len(ids))

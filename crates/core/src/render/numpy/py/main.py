@@ -20,6 +20,9 @@ def main():
 #: image_gemma3
         IMAGE["reach"] = image_reach(ids, CONFIG["image"]["token"])
 #.
+#: image_qwen2_vl
+        IMAGE["positions"] = mrope_positions(ids, CONFIG["image"]["token"], IMAGE["grid"])
+#.
     np.save(a.out, forward(ids, W))
 #.
 
