@@ -1532,6 +1532,24 @@ QWEN2_VL_IMAGES = {
     # merger's output widened to the toy's text width and the image's ids inside its toy
     # vocabulary (the toy shrinks them apart, which transformers cannot run on an image).
     "qwen2-vl-7b-instruct": "toy/qwen2-vl-7b-instruct",
+    # Qwen3-VL: patches of 16 (4×8 of them: the photo resized to 64×128), a learned 4×4 grid of positions
+    # resampled to them, two deep-stack mergers (after blocks 0 and 1) feeding the language
+    # model's two layers, and its interleaved M-RoPE (pairs [2, 1, 1] of 4).
+    "qwen3-vl-jpeg": {"model_type": "qwen3_vl", "architectures": ["Qwen3VLForConditionalGeneration"],
+                      "image_token_id": 95, "video_token_id": 96, "vision_start_token_id": 93,
+                      "vision_end_token_id": 94,
+                      "text_config": {"model_type": "qwen3_vl_text", "hidden_size": 32, "intermediate_size": 48,
+                                      "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
+                                      "head_dim": 8, "vocab_size": 97, "pad_token_id": 0,
+                                      "rope_parameters": {"rope_type": "default", "rope_theta": 5000000.0,
+                                                          "mrope_section": [2, 1, 1], "mrope_interleaved": True}},
+                      "vision_config": {"depth": 3, "hidden_size": 16, "intermediate_size": 24, "num_heads": 2,
+                                        "out_hidden_size": 32, "patch_size": 16, "spatial_merge_size": 2,
+                                        "temporal_patch_size": 2, "num_position_embeddings": 16,
+                                        "deepstack_visual_indexes": [0, 1]}},
+    # The catalog's Qwen3-VL 4B as its toy copy keeps it, its merger's output widened to the
+    # toy's text width and the image's ids inside its toy vocabulary.
+    "qwen3-vl-4b-instruct": "toy/qwen3-vl-4b-instruct",
 }
 QWEN_CHAT = ("{% for message in messages %}<|im_start|>{{ message['role'] }} {% for content in message['content'] %}"
              "{% if content['type'] == 'image' %}<|vision_start|><|image_pad|><|vision_end|>{% elif content['type'] == "
@@ -1550,6 +1568,8 @@ def qwen2_vl_processor(d, raw):
     v = raw["vision_config"]
     settings = {"image_processor_type": "Qwen2VLImageProcessor", "patch_size": v["patch_size"],
                 "merge_size": v["spatial_merge_size"], "temporal_patch_size": v["temporal_patch_size"]}
+    if raw["model_type"] == "qwen3_vl":  # as Qwen3-VL's checkpoints set it
+        settings.update(image_mean=[0.5] * 3, image_std=[0.5] * 3)
     with tempfile.TemporaryDirectory() as tmp:
         (Path(tmp) / "preprocessor_config.json").write_text(json.dumps(settings))
         image_processor = AutoImageProcessor.from_pretrained(tmp, backend="pil")
@@ -1588,8 +1608,9 @@ def make_qwen2_vl_image(name, raw):
     catalog = isinstance(raw, str)
     if catalog:
         raw = json.loads((OUT / raw / "config.json").read_text())
-        raw["vision_config"]["hidden_size"] = raw["hidden_size"]
-        size = raw["vocab_size"]
+        text = raw.get("text_config", raw)
+        raw["vision_config"]["out_hidden_size" if "text_config" in raw else "hidden_size"] = text["hidden_size"]
+        size = text["vocab_size"]
         for i, key in enumerate(["vision_start_token_id", "vision_end_token_id", "vision_token_id",
                                  "image_token_id", "video_token_id"]):
             raw[key] = size - 7 + i

@@ -37,9 +37,9 @@ use anatomy_checkpoint::Format;
 use anatomy_core::graph::Point;
 use anatomy_core::naming::{names, Role};
 use anatomy_core::spec::{
-    Act, AttnRes, AttnSpan, Block, DeltaStore, ExpertStorage, Ffn, Hierarchy, ImageEncoder,
-    Indexer, Looped, Mixer, Moa, Norm, NormKind, NormPlace, Position, QkNorm, Qkv, QueryScale,
-    RelLogits, Residual, Scoring, Spec, SsmGate, Stream,
+    Act, AttnRes, AttnSpan, Block, DeltaStore, ExpertStorage, Ffn, Hierarchy, Indexer, Looped,
+    Mixer, Moa, Norm, NormKind, NormPlace, Position, QkNorm, Qkv, QueryScale, RelLogits, Residual,
+    Scoring, Spec, SsmGate, Stream,
 };
 use anatomy_core::Error;
 use attention::{carried, unit};
@@ -79,6 +79,10 @@ pub struct Model {
     /// The pass's 3-D rotary positions (time, row, column) of each token, where the model's
     /// image takes them (M-RoPE, Qwen2-VL): `image::positions`.
     positions: std::cell::RefCell<Option<Vec<[i64; 3]>>>,
+    /// The pass's image's deep-stack features (Qwen3-VL), [tokens, hidden] each: the k-th added
+    /// after layer k at the image's token positions (`image_slots`).
+    deepstack: std::cell::RefCell<Option<Vec<Tensor>>>,
+    image_slots: std::cell::RefCell<Vec<u32>>,
     /// The relative logits of the layer running ([heads, t, extent] and the extent), made by
     /// its attention for its attend (Inkling).
     rel_bias: std::cell::RefCell<Option<(Vec<f32>, usize)>>,
@@ -360,6 +364,8 @@ impl Model {
             pair_bias: std::cell::RefCell::new(None),
             reach: std::cell::RefCell::new(None),
             positions: std::cell::RefCell::new(None),
+            deepstack: std::cell::RefCell::new(None),
+            image_slots: std::cell::RefCell::new(Vec::new()),
             rel_bias: std::cell::RefCell::new(None),
             token_sinks: std::cell::RefCell::new(None),
             final_hidden: std::cell::RefCell::new(None),
@@ -753,6 +759,7 @@ impl Model {
         // The features replace the placeholders' embeddings as the embedding layer leaves them:
         // after Gemma's scaling by √hidden, which is the layer's own.
         let scaled = spec.embedding.scale_by_sqrt_hidden;
+        *self.deepstack.borrow_mut() = None;
         if let Some(pixels) = image.filter(|_| !scaled) {
             x = self.with_image(x, ids, pixels)?;
         }
@@ -766,8 +773,8 @@ impl Model {
         // M-RoPE: each token's 3-D position, an image's laid out over its grid.
         *self.positions.borrow_mut() = match spec.image.as_ref() {
             Some(i) if i.encoder.mrope().is_some() => {
-                let grid = match (image, &i.encoder) {
-                    (Some(p), ImageEncoder::Qwen2Vl(q)) => Some(image::merged_grid(q, p)?),
+                let grid = match (image, i.encoder.qwen()) {
+                    (Some(p), Some(q)) => Some(image::merged_grid(q, p)?),
                     _ => None,
                 };
                 let start = cache.pos as i64 + cache.rope_delta;
@@ -897,6 +904,7 @@ impl Model {
                     };
                     x = self.layer(&x, b, cache, &mut shortcut, feed)?;
                     x = self.layer_tail(x, b, per_layer.as_ref())?;
+                    x = self.deepstack(x, b)?;
                 }
                 x
             }

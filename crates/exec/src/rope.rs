@@ -150,13 +150,13 @@ pub fn tables(f: &RopeFreqs, dim: usize, start: usize, t: usize) -> R<(Tensor, T
 }
 
 /// cos and sin for tokens at 3-D positions `at` (M-RoPE: time, row, column), [t, dim]: rotated
-/// pair j turns by the axis whose share of `sections` holds it (transformers'
-/// `recomposition_frequencies`), each written twice as `tables` writes them.
+/// pair j turns by the position on `axis[j]` (transformers' `recomposition_frequencies`), each
+/// written twice as `tables` writes them.
 pub fn mrope_tables(
     f: &RopeFreqs,
     dim: usize,
     at: &[[i64; 3]],
-    sections: &[u64],
+    axis: &[usize],
 ) -> R<(Tensor, Tensor)> {
     let reach = at
         .iter()
@@ -164,22 +164,11 @@ pub fn mrope_tables(
         .max()
         .map_or(1, |&p| p.max(0) as usize + 1);
     let (inv, factor) = inv_freq(f, dim, reach);
-    let axis: Vec<usize> = (0..inv.len())
-        .map(|j| {
-            let mut end = 0;
-            (sections.iter().position(|&s| {
-                end += s as usize;
-                j < end
-            }))
-            .unwrap_or(0)
-                % 3
-        })
-        .collect();
     let mut cos = Vec::with_capacity(at.len() * dim);
     let mut sin = Vec::with_capacity(at.len() * dim);
     for pos in at {
         for _half in 0..2 {
-            for (x, &a) in inv.iter().zip(&axis) {
+            for (x, &a) in inv.iter().zip(axis) {
                 let angle = (pos[a] as f32) * (*x as f32);
                 cos.push(angle.cos() * factor as f32);
                 sin.push(angle.sin() * factor as f32);

@@ -254,8 +254,8 @@ pub fn load(file: &str, value: &Value, name: &str, lenient: bool) -> Result<Spec
         None => None,
     };
     // M-RoPE's split must fill a head's rotated pairs, or transformers cannot run the model.
-    if let Some(sections) = spec.image.as_ref().and_then(|i| i.encoder.mrope()) {
-        if sections.iter().sum::<u64>() * 2 != spec.attn.head_dim {
+    if let Some(m) = spec.image.as_ref().and_then(|i| i.encoder.mrope()) {
+        if !m.fits(spec.attn.head_dim / 2) {
             spec.image = None;
         }
     }

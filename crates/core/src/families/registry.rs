@@ -3478,6 +3478,7 @@ pub static FAMILIES: &[Family] = &[
             "model.visual.",
             towers::qwen3_vl_vision,
         )],
+        image: Some(towers::qwen3_vl_image),
         ..wrapper("qwen3_vl", "Qwen3-VL", QWEN_VL_WRAPPER)
     },
     // LFM2-MoE: LFM2's short convolutions and attention layers, the layer types required, the

@@ -302,7 +302,9 @@ pub fn stats(g: &Graph, s: &Stats, origin: &str) -> String {
             flops(i.flops as f64),
             i.tokens,
             match i.step {
-                Some(step) => format!(" (it reads each image at its own size: a token per {step}×{step} pixels)"),
+                Some(step) => format!(
+                    " (it reads each image at its own size: a token per {step}×{step} pixels)"
+                ),
                 None => String::new(),
             },
             side = i.side

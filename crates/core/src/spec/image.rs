@@ -60,26 +60,41 @@ pub enum ImageEncoder {
     /// projected into the text width. Its tokens take 3-D positions in the language model
     /// (M-RoPE: time, row, column).
     Qwen2Vl(Qwen2Vision),
+    /// Qwen3-VL's: Qwen2-VL's with a biased patch convolution, a learned grid of positions
+    /// resampled to each image's patches, and deep-stack mergers whose features of chosen blocks
+    /// are added to the first layers' outputs at the image's tokens; its M-RoPE interleaves
+    /// time, row and column.
+    Qwen3Vl(Qwen3Vision),
 }
 
 impl ImageEncoder {
-    /// Features (and so placeholder tokens) per image.
     /// Features (and so placeholder tokens) per image, at the stated resolution for an encoder
-    /// that reads images at their own (`shape`).
+    /// that reads images at their own (`step`).
     pub fn features(&self) -> u64 {
         match self {
             ImageEncoder::Llava(l) => l.features(),
             ImageEncoder::Gemma3(g) => g.tokens,
-            ImageEncoder::Qwen2Vl(q) => q.features(q.tower.image, q.tower.image),
+            ImageEncoder::Qwen2Vl(_) | ImageEncoder::Qwen3Vl(_) => self.features_of(&[]),
         }
     }
 
-    /// Features of a processed image of `dims` (channels, height, width), which `check` has
+    /// Features of a processed image of `dims` (channels, height, width), which `misfit` has
     /// accepted.
     pub fn features_of(&self, dims: &[usize]) -> u64 {
-        match (self, dims) {
-            (ImageEncoder::Qwen2Vl(q), [_, h, w]) => q.features(*h as u64, *w as u64),
-            _ => self.features(),
+        match (self.qwen(), dims) {
+            (Some(q), [_, h, w]) => q.features(*h as u64, *w as u64),
+            (Some(q), _) => q.features(q.tower.image, q.tower.image),
+            (None, _) => self.features(),
+        }
+    }
+
+    /// Qwen2-VL's part of a Qwen encoder: the tower, patching, merge and M-RoPE they share.
+    pub fn qwen(&self) -> Option<&Qwen2Vision> {
+        match self {
+            ImageEncoder::Qwen2Vl(q) | ImageEncoder::Qwen3Vl(Qwen3Vision { base: q, .. }) => {
+                Some(q)
+            }
+            ImageEncoder::Llava(_) | ImageEncoder::Gemma3(_) => None,
         }
     }
 
@@ -87,8 +102,8 @@ impl ImageEncoder {
     /// where it does.
     pub fn misfit(&self, dims: &[usize]) -> Option<String> {
         let [c, h, w] = self.shape().map(|n| n as usize);
-        match self {
-            ImageEncoder::Qwen2Vl(q) => {
+        match self.qwen() {
+            Some(q) => {
                 let f = q.factor() as usize;
                 match dims {
                     [channels, h, w]
@@ -101,8 +116,8 @@ impl ImageEncoder {
                     )),
                 }
             }
-            _ if dims == [c, h, w] => None,
-            _ => Some(format!("[{c}, {h}, {w}] (channels, height, width)")),
+            None if dims == [c, h, w] => None,
+            None => Some(format!("[{c}, {h}, {w}] (channels, height, width)")),
         }
     }
 
@@ -111,7 +126,11 @@ impl ImageEncoder {
         match self {
             ImageEncoder::Llava(Llava { tower, .. })
             | ImageEncoder::Gemma3(Gemma3Vision { tower, .. })
-            | ImageEncoder::Qwen2Vl(Qwen2Vision { tower, .. }) => tower,
+            | ImageEncoder::Qwen2Vl(Qwen2Vision { tower, .. })
+            | ImageEncoder::Qwen3Vl(Qwen3Vision {
+                base: Qwen2Vision { tower, .. },
+                ..
+            }) => tower,
         }
     }
 
@@ -119,7 +138,7 @@ impl ImageEncoder {
     /// to the last), not only to those before.
     pub fn both_ways(&self) -> bool {
         match self {
-            ImageEncoder::Llava(_) | ImageEncoder::Qwen2Vl(_) => false,
+            ImageEncoder::Llava(_) | ImageEncoder::Qwen2Vl(_) | ImageEncoder::Qwen3Vl(_) => false,
             ImageEncoder::Gemma3(_) => true,
         }
     }
@@ -127,9 +146,9 @@ impl ImageEncoder {
     /// The most values a processed image may hold: channels × height × width (at most
     /// Pillow's image size where the encoder reads images at their own resolution).
     pub fn pixels(&self) -> u64 {
-        match self {
-            ImageEncoder::Qwen2Vl(q) => q.tower.channels * PILLOW_MAX_PIXELS,
-            _ => self.shape().iter().product(),
+        match self.qwen() {
+            Some(q) => q.tower.channels * PILLOW_MAX_PIXELS,
+            None => self.shape().iter().product(),
         }
     }
 
@@ -148,8 +167,10 @@ impl ImageEncoder {
     fn tower(&self) -> &VisionTower {
         match self {
             ImageEncoder::Llava(Llava { tower, .. })
-            | ImageEncoder::Gemma3(Gemma3Vision { tower, .. })
-            | ImageEncoder::Qwen2Vl(Qwen2Vision { tower, .. }) => tower,
+            | ImageEncoder::Gemma3(Gemma3Vision { tower, .. }) => tower,
+            ImageEncoder::Qwen2Vl(q) | ImageEncoder::Qwen3Vl(Qwen3Vision { base: q, .. }) => {
+                &q.tower
+            }
         }
     }
 
@@ -157,19 +178,13 @@ impl ImageEncoder {
     /// size, the pixels a feature spans a side (its figures are then stated for a square image
     /// `side` pixels wide).
     pub fn step(&self) -> Option<u64> {
-        match self {
-            ImageEncoder::Qwen2Vl(q) => Some(q.factor()),
-            ImageEncoder::Llava(_) | ImageEncoder::Gemma3(_) => None,
-        }
+        self.qwen().map(Qwen2Vision::factor)
     }
 
     /// The 3-D positions of the language model's rotary embedding where an image's tokens
-    /// take them (M-RoPE): the rotated pairs' split among time, row and column.
-    pub fn mrope(&self) -> Option<&[u64]> {
-        match self {
-            ImageEncoder::Qwen2Vl(q) => Some(&q.sections),
-            ImageEncoder::Llava(_) | ImageEncoder::Gemma3(_) => None,
-        }
+    /// take them (M-RoPE).
+    pub fn mrope(&self) -> Option<&Mrope> {
+        self.qwen().map(|q| &q.mrope)
     }
 
     /// FLOPs to encode one image into its features (2 per multiply-add; matmuls and attention,
@@ -179,7 +194,42 @@ impl ImageEncoder {
             ImageEncoder::Llava(l) => l.flops(text),
             ImageEncoder::Gemma3(g) => g.flops(text),
             ImageEncoder::Qwen2Vl(q) => q.flops(q.tower.image, q.tower.image),
+            ImageEncoder::Qwen3Vl(q) => q.flops(),
         }
+    }
+}
+
+/// M-RoPE: the language model's rotated pairs each turn by one of a token's three positions
+/// (time, row, column), as `sections` shares them out.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Mrope {
+    /// Pairs for time, row and column (`mrope_section`).
+    pub sections: Vec<u64>,
+    /// Qwen3-VL's order: row and column take every third pair from the second and third, up to
+    /// three times their share, time the rest; else (Qwen2-VL) time's share first, then row's,
+    /// then column's.
+    pub interleaved: bool,
+}
+
+impl Mrope {
+    /// The axis (0 time, 1 row, 2 column) each of `pairs` rotated pairs turns by.
+    pub fn axes(&self, pairs: usize) -> Vec<usize> {
+        let s = |i: usize| self.sections.get(i).copied().unwrap_or(0) as usize;
+        (0..pairs)
+            .map(|j| match self.interleaved {
+                true if j % 3 == 1 && j < 3 * s(1) => 1,
+                true if j % 3 == 2 && j < 3 * s(2) => 2,
+                true => 0,
+                false if j < s(0) => 0,
+                false if j < s(0) + s(1) => 1,
+                false => 2,
+            })
+            .collect()
+    }
+
+    /// Whether transformers can share `pairs` pairs so: the contiguous split must fill them.
+    pub fn fits(&self, pairs: u64) -> bool {
+        self.interleaved || self.sections.iter().sum::<u64>() == pairs
     }
 }
 
@@ -319,9 +369,8 @@ pub struct Qwen2Vision {
     pub theta: f64,
     /// The text width the merger projects into.
     pub out: u64,
-    /// The language model's M-RoPE split of a head's rotated pairs among time, row and column
-    /// (`mrope_section`).
-    pub sections: Vec<u64>,
+    /// How the language model's rotary pairs take an image token's 3-D position.
+    pub mrope: Mrope,
 }
 
 impl Qwen2Vision {
@@ -350,5 +399,31 @@ impl Qwen2Vision {
         2 * n * d * u128::from(self.patch_values())
             + u128::from(t.depth) * t.layer_flops(n)
             + 2 * u128::from(self.features(h, w)) * (joined * joined + joined * out)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Qwen3Vision {
+    /// What it shares with Qwen2-VL's (its MLP and merger named `linear_fc1`, `linear_fc2`, its
+    /// merger's norm `norm`).
+    pub base: Qwen2Vision,
+    /// The side of the learned position grid (`num_position_embeddings` = side²), resampled
+    /// bilinearly (corners aligned) to each image's patch grid.
+    pub positions: u64,
+    /// The blocks whose output a deep-stack merger takes (`deepstack_visual_indexes`): the k-th
+    /// one's features are added after the language model's layer k.
+    pub deepstack: Vec<u64>,
+}
+
+impl Qwen3Vision {
+    /// Qwen2-VL's count (a bias and the position sum are not products) and each deep-stack
+    /// merger's two maps over every feature.
+    fn flops(&self) -> u128 {
+        let q = &self.base;
+        let side = q.tower.image;
+        let joined = u128::from(q.tower.hidden * q.merge * q.merge);
+        let merger =
+            2 * u128::from(q.features(side, side)) * (joined * joined + joined * u128::from(q.out));
+        q.flops(side, side) + self.deepstack.len() as u128 * merger
     }
 }

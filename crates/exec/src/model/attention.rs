@@ -242,8 +242,8 @@ impl Model {
             let dim = r.rotary_dim_for(self.span(b), a.head_dim) as usize;
             let (cos, sin) = match (self.positions.borrow().as_deref(), &spec.image) {
                 (Some(at), Some(i)) => {
-                    let sections = i.encoder.mrope().unwrap_or_default();
-                    rope::mrope_tables(r.freqs(self.span(b)), dim, at, sections)?
+                    let axes = (i.encoder.mrope()).map_or(Vec::new(), |m| m.axes(dim / 2));
+                    rope::mrope_tables(r.freqs(self.span(b)), dim, at, &axes)?
                 }
                 _ => rope::tables_for(r, self.span(b), dim, cache.pos, t)?,
             };

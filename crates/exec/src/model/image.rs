@@ -2,7 +2,9 @@
 //! placeholder token's embedding replaced by the next feature.
 
 use super::*;
-use anatomy_core::spec::{Gemma3Vision, ImageEncoder, Llava, Qwen2Vision, VisionTower};
+use anatomy_core::spec::{
+    Gemma3Vision, ImageEncoder, Llava, Qwen2Vision, Qwen3Vision, VisionTower,
+};
 
 impl Model {
     /// `x` ([t, hidden], the embeddings of `ids`) with each placeholder's row replaced by the
@@ -41,12 +43,18 @@ impl Model {
         let features = match &input.encoder {
             ImageEncoder::Llava(l) => self.llava(l, &pixels)?,
             ImageEncoder::Gemma3(g) => self.gemma3(g, &pixels)?,
-            ImageEncoder::Qwen2Vl(q) => self.qwen2_vl(q, &pixels)?,
+            ImageEncoder::Qwen2Vl(q) => self.qwen_vl(q, None, &pixels)?.0,
+            ImageEncoder::Qwen3Vl(q) => {
+                let (features, deep) = self.qwen_vl(&q.base, Some(q), &pixels)?;
+                *self.deepstack.borrow_mut() = Some(deep);
+                features
+            }
         };
         let slots: Vec<usize> = (ids.iter().enumerate())
             .filter(|(_, &id)| u64::from(id) == input.token)
             .map(|(i, _)| i)
             .collect();
+        *self.image_slots.borrow_mut() = slots.iter().map(|&i| i as u32).collect();
         // Rows of [x; features]: each position its own embedding, or its feature.
         let t = x.dim(0)?;
         let mut rows: Vec<u32> = (0..t as u32).collect();
@@ -193,43 +201,99 @@ impl Model {
 }
 
 impl Model {
-    /// Qwen2-VL's image features: each patch (its frame repeated to the convolution's frames)
-    /// through the bias-free patch convolution, the blocks (2-D rotary attention among every
-    /// patch), then the merger: a LayerNorm, each `merge`² patches side by side, two biased
-    /// maps with GELU between.
-    fn qwen2_vl(&self, q: &Qwen2Vision, pixels: &Tensor) -> Res<Tensor> {
+    /// A Qwen image's features: each patch (its frame repeated to the convolution's frames)
+    /// through the patch convolution (Qwen3-VL's biased, its learned positions resampled to the
+    /// grid added), the blocks (2-D rotary attention among every patch), then the merger: a
+    /// LayerNorm, each `merge`² patches side by side, two biased maps with GELU between. And
+    /// Qwen3-VL's deep-stack features: the chosen blocks' outputs, each through its own merger.
+    fn qwen_vl(
+        &self,
+        q: &Qwen2Vision,
+        three: Option<&Qwen3Vision>,
+        pixels: &Tensor,
+    ) -> Res<(Tensor, Vec<Tensor>)> {
         let t = &q.tower;
         let at = |name: &str| format!("{}{name}", t.prefix);
         let (patches, rows) = qwen2_patches(q, pixels)?;
         let kernel = self.weights.get(&at("patch_embed.proj.weight"))?;
         let d = t.hidden as usize;
         let mut h = patches.matmul(&kernel.reshape((d, ()))?.to_dtype(DType::F32)?.t()?)?;
+        if let Some(three) = three {
+            let bias = self.weights.get(&at("patch_embed.proj.bias"))?;
+            h = h.broadcast_add(&bias.to_dtype(DType::F32)?)?;
+            let table = self
+                .weights
+                .get(&at("pos_embed.weight"))?
+                .to_dtype(DType::F32)?;
+            let (_, height, width) = pixels.dims3()?;
+            let grid = (height / t.patch as usize, width / t.patch as usize);
+            h = (h + resampled_positions(&table, three.positions as usize, grid, &rows)?)?;
+        }
         let hd = d / t.heads as usize;
         let (cos, sin) = vision_rope(&rows, hd, q.theta)?;
-        for i in 0..t.depth as usize {
-            h = self.qwen2_block(t, i, h, &cos, &sin)?;
-        }
-        let h = self.layer_norm(&h, &at("merger.ln_q"), t.eps)?;
-        let m = (q.merge * q.merge) as usize;
-        let joined = h.reshape((h.dim(0)? / m, d * m))?;
-        let lin = |x: &Tensor, name: &str| -> Res<Tensor> {
-            let b = self.weights.get(&at(&format!("merger.mlp.{name}.bias")))?;
-            self.linear(x, &at(&format!("merger.mlp.{name}.weight")), Some(b))
+        let mlp = match three {
+            Some(_) => ["mlp.linear_fc1", "mlp.linear_fc2"],
+            None => ["mlp.fc1", "mlp.fc2"],
         };
-        let y = apply_act(Act::Gelu, &lin(&joined, "0")?)?;
-        lin(&y, "2")
+        let mut deep = Vec::new();
+        for i in 0..t.depth as usize {
+            h = self.qwen_block(t, i, h, &cos, &sin, mlp)?;
+            if let Some(k) = three.and_then(|q3| q3.deepstack.iter().position(|&b| b == i as u64)) {
+                let merger = format!("deepstack_merger_list.{k}.");
+                deep.push(self.qwen_merger(
+                    q,
+                    &h,
+                    &merger,
+                    ["norm", "linear_fc1", "linear_fc2"],
+                    true,
+                )?);
+            }
+        }
+        let names = match three {
+            Some(_) => ["norm", "linear_fc1", "linear_fc2"],
+            None => ["ln_q", "mlp.0", "mlp.2"],
+        };
+        Ok((self.qwen_merger(q, &h, "merger.", names, false)?, deep))
+    }
+
+    /// A Qwen merger under `prefix` of the tower, its norm and two maps `names`: the patches
+    /// LayerNormed one by one, then each `merge`² side by side (or side by side, then normed,
+    /// where `joined_norm`: Qwen3-VL's deep-stack mergers), two biased maps with GELU between.
+    fn qwen_merger(
+        &self,
+        q: &Qwen2Vision,
+        h: &Tensor,
+        prefix: &str,
+        names: [&str; 3],
+        joined_norm: bool,
+    ) -> Res<Tensor> {
+        let at = |name: &str| format!("{}{prefix}{name}", q.tower.prefix);
+        let joined = (q.tower.hidden * q.merge * q.merge) as usize;
+        let x = match joined_norm {
+            true => self.layer_norm(&h.reshape(((), joined))?, &at(names[0]), 1e-6)?,
+            false => self
+                .layer_norm(h, &at(names[0]), 1e-6)?
+                .reshape(((), joined))?,
+        };
+        let lin = |x: &Tensor, name: &str| -> Res<Tensor> {
+            let b = self.weights.get(&at(&format!("{name}.bias")))?;
+            self.linear(x, &at(&format!("{name}.weight")), Some(b))
+        };
+        let y = apply_act(Act::Gelu, &lin(&x, names[1])?)?;
+        lin(&y, names[2])
     }
 
     /// A Qwen2-VL vision block: a LayerNorm, the fused biased QKV, each head's Q and K turned
     /// by the patches' 2-D rotary tables, attention among every patch, the biased output map;
     /// a LayerNorm and the biased two-layer MLP; each added to the stream.
-    fn qwen2_block(
+    fn qwen_block(
         &self,
         v: &VisionTower,
         i: usize,
         h: Tensor,
         cos: &Tensor,
         sin: &Tensor,
+        mlp: [&str; 2],
     ) -> Res<Tensor> {
         let at = |name: &str| format!("{}blocks.{i}.{name}", v.prefix);
         let lin = |x: &Tensor, name: &str| -> Res<Tensor> {
@@ -254,9 +318,57 @@ impl Model {
         let o = o.transpose(0, 1)?.reshape((n, d))?;
         let h = (h + lin(&o, "attn.proj")?)?;
         let m = self.layer_norm(&h, &at("norm2"), v.eps)?;
-        let m = apply_act(v.act, &lin(&m, "mlp.fc1")?)?;
-        Ok((h + lin(&m, "mlp.fc2")?)?)
+        let m = apply_act(v.act, &lin(&m, mlp[0])?)?;
+        Ok((h + lin(&m, mlp[1])?)?)
     }
+
+    /// Qwen3-VL's deep-stack: after the language model's layer `b`, the `b`-th deep-stack
+    /// feature of the pass's image added at each of its tokens.
+    pub(super) fn deepstack(&self, x: Tensor, b: usize) -> Res<Tensor> {
+        let deep = self.deepstack.borrow();
+        let Some(feature) = deep.as_ref().and_then(|d| d.get(b)) else {
+            return Ok(x);
+        };
+        let slots = Tensor::new(self.image_slots.borrow().as_slice(), &Device::Cpu)?;
+        Ok(x.index_add(&slots, &feature.to_dtype(x.dtype())?, 0)?)
+    }
+}
+
+/// Qwen3-VL's learned positions ([side², width]) resampled to a `grid` (rows, columns) of
+/// patches as transformers resamples them (bilinear, corners aligned, in float32), for each
+/// patch of `rows` (its row and column): [patches, width].
+fn resampled_positions(
+    table: &Tensor,
+    side: usize,
+    grid: (usize, usize),
+    rows: &[[i64; 2]],
+) -> R<Tensor> {
+    // The two taps along an axis of `size` for index `i`, and their weights.
+    let taps = |i: i64, size: usize| -> [(usize, f32); 2] {
+        let src = i as f32 * (side - 1) as f32 / (size.max(2) - 1) as f32;
+        let floor = src.floor();
+        let tap = |o: f32| (floor + o).clamp(0.0, (side - 1) as f32) as usize;
+        let weight = |o: f32| (1.0 - (src - floor - o).abs()).max(0.0);
+        [(tap(0.0), weight(0.0)), (tap(1.0), weight(1.0))]
+    };
+    let (d, t) = (table.dim(1)?, table.flatten_all()?.to_vec1::<f32>()?);
+    let mut out = Vec::with_capacity(rows.len() * d);
+    for &[r, c] in rows {
+        let mut row = vec![0f32; d];
+        let mut first = true;
+        for (hi, hw) in taps(r, grid.0) {
+            for (wi, ww) in taps(c, grid.1) {
+                let (at, w) = ((hi * side + wi) * d, hw * ww);
+                for (o, v) in row.iter_mut().zip(&t[at..at + d]) {
+                    // The first tap's product, then each next added, as torch sums them.
+                    *o = if first { v * w } else { *o + v * w };
+                }
+                first = false;
+            }
+        }
+        out.extend(row);
+    }
+    Tensor::from_vec(out, (rows.len(), d), &Device::Cpu)
 }
 
 /// Qwen2-VL's patches of an image `[channels, height, width]` as its processor flattens them:

@@ -3,7 +3,7 @@
 //! merger that joins each spatial_merge_size² patches and projects them into the text width.
 
 use super::*;
-use crate::spec::{ImageEncoder, ImageInput, Qwen2Vision};
+use crate::spec::{ImageEncoder, ImageInput, Mrope, Qwen2Vision, Qwen3Vision};
 
 /// The MLP of a Qwen vision block.
 #[derive(Clone, Copy)]
@@ -103,57 +103,139 @@ pub fn qwen2_vl_image(top: &Config) -> Result<Option<ImageInput>> {
         return Ok(None);
     };
     let v = v.map(|v| v.renamed(&[("num_attention_heads", "num_heads")]));
+    let d = size(&v, "embed_dim", 1280)?;
+    let intermediate = d * size(&v, "mlp_ratio", 4)?;
+    let Some(q) = qwen_vision(
+        top,
+        &v,
+        (14, d, intermediate, 32, "quick_gelu"),
+        [16, 24, 24],
+        false,
+    )?
+    else {
+        return Ok(None);
+    };
+    let q = Qwen2Vision {
+        out: size(&v, "hidden_size", 3584)?,
+        ..q
+    };
+    Ok(Some(qwen_input(top, ImageEncoder::Qwen2Vl(q))?))
+}
+
+/// What Qwen3-VL's image runs through: Qwen2-VL's reading of its tower (its own defaults and
+/// names), the side of its learned position grid (`num_position_embeddings`, which must be a
+/// square), the blocks its deep-stack mergers read (`deepstack_visual_indexes`), and its
+/// interleaved M-RoPE.
+pub fn qwen3_vl_image(top: &Config) -> Result<Option<ImageInput>> {
+    let Some(v) = depth_vision(top, &["qwen3_vl", "qwen3_vl_vision"])? else {
+        return Ok(None);
+    };
+    let v = v.map(|v| v.renamed(&[("num_attention_heads", "num_heads")]));
+    let d = size(&v, "hidden_size", 1152)?;
+    let intermediate = size(&v, "intermediate_size", 4304)?;
+    let shape = (16, d, intermediate, 27, "gelu_pytorch_tanh");
+    let Some(q) = qwen_vision(top, &v, shape, [24, 20, 20], true)? else {
+        return Ok(None);
+    };
+    let base = Qwen2Vision {
+        tower: VisionTower {
+            prefix: "model.visual.".into(),
+            ..q.tower
+        },
+        out: size(&v, "out_hidden_size", 3584)?,
+        ..q
+    };
+    let positions = size(&v, "num_position_embeddings", 2304)?;
+    let side = positions.isqrt();
+    let deepstack = match &v {
+        Some(c) => c
+            .list_any("deepstack_visual_indexes", |x| x.as_u64(), "a layer index")?
+            .unwrap_or(vec![8, 16, 24]),
+        None => vec![8, 16, 24],
+    };
+    // A block index past the last reads nothing (transformers builds its merger, unused).
+    if side * side != positions {
+        return Ok(None);
+    }
+    Ok(Some(qwen_input(
+        top,
+        ImageEncoder::Qwen3Vl(Qwen3Vision {
+            base,
+            positions: side,
+            deepstack,
+        }),
+    )?))
+}
+
+/// The image input of a Qwen encoder: its placeholder `image_token_id`.
+fn qwen_input(top: &Config, encoder: ImageEncoder) -> Result<ImageInput> {
+    Ok(ImageInput {
+        token: top.opt_size("image_token_id")?.unwrap_or(151_655),
+        frame: None,
+        encoder,
+    })
+}
+
+/// A Qwen vision tower as the image encoders run it, of the vision config `v` with its class's
+/// patch, width, MLP width, depth and activation (`defaults`), under `visual.`, into the text
+/// width (`out`, set by the caller); the M-RoPE split read with `sections` as its class's
+/// default. `None` for a rectangular patch or a head its 2-D rotary halves do not fill.
+fn qwen_vision(
+    top: &Config,
+    v: &Option<Config>,
+    defaults: (u64, u64, u64, u64, &str),
+    sections: [u64; 3],
+    interleaved: bool,
+) -> Result<Option<Qwen2Vision>> {
+    let (patch, hidden, intermediate, depth, act) = defaults;
     let (Some(patch), Some(frames)) = (
-        square(&v, "patch_size", 14)?,
-        square(&v, "temporal_patch_size", 2)?,
+        square(v, "patch_size", patch)?,
+        square(v, "temporal_patch_size", 2)?,
     ) else {
         return Ok(None);
     };
-    let d = size(&v, "embed_dim", 1280)?;
-    let heads = size(&v, "num_heads", 16)?;
-    if heads == 0 || !d.is_multiple_of(heads) || !(d / heads).is_multiple_of(4) {
+    let heads = size(v, "num_heads", 16)?;
+    if heads == 0 || !hidden.is_multiple_of(heads) || !(hidden / heads).is_multiple_of(4) {
         return Ok(None);
     }
-    let merge = size(&v, "spatial_merge_size", 2)?;
-    let (act, theta) = match &v {
+    let merge = size(v, "spatial_merge_size", 2)?;
+    let (act, theta) = match v {
         Some(c) => (
-            activation(c, "hidden_act", "quick_gelu")?,
+            activation(c, "hidden_act", act)?,
             match c.detached("rope_parameters")? {
                 Some(r) => r.float("rope_theta", 10_000.0)?,
                 None => 10_000.0,
             },
         ),
-        None => (Act::QuickGelu, 10_000.0),
+        None => (Act::parse(act).unwrap_or(Act::Gelu), 10_000.0),
     };
-    let tower = VisionTower {
-        prefix: "visual.".into(),
-        image: STATED_SIDE * patch * merge,
-        patch,
-        channels: size(&v, "in_channels", 3)?,
-        hidden: d,
-        intermediate: d * size(&v, "mlp_ratio", 4)?,
-        heads,
-        depth: size(&v, "depth", 32)?,
-        eps: 1e-6,
-        act,
-    };
-    Ok(Some(ImageInput {
-        token: top.opt_size("image_token_id")?.unwrap_or(151_655),
-        frame: None,
-        encoder: ImageEncoder::Qwen2Vl(Qwen2Vision {
-            tower,
-            frames,
-            merge,
-            theta,
-            out: size(&v, "hidden_size", 3584)?,
-            sections: mrope_sections(top)?,
-        }),
+    Ok(Some(Qwen2Vision {
+        tower: VisionTower {
+            prefix: "visual.".into(),
+            image: STATED_SIDE * patch * merge,
+            patch,
+            channels: size(v, "in_channels", 3)?,
+            hidden,
+            intermediate,
+            heads,
+            depth: size(v, "depth", depth)?,
+            eps: 1e-6,
+            act,
+        },
+        frames,
+        merge,
+        theta,
+        out: 0,
+        mrope: Mrope {
+            sections: mrope_sections(top, sections)?,
+            interleaved,
+        },
     }))
 }
 
 /// The language model's `mrope_section`, where its config gives one, else the class's
-/// [16, 24, 24].
-fn mrope_sections(top: &Config) -> Result<Vec<u64>> {
+/// `default`.
+fn mrope_sections(top: &Config, default: [u64; 3]) -> Result<Vec<u64>> {
     let text = top.detached("text_config")?;
     for c in text.iter().chain([top]) {
         for key in ["rope_parameters", "rope_scaling"] {
@@ -170,7 +252,7 @@ fn mrope_sections(top: &Config) -> Result<Vec<u64>> {
             }
         }
     }
-    Ok(vec![16, 24, 24])
+    Ok(default.to_vec())
 }
 
 /// Qwen2.5-VL's vision tower: Qwen2-VL's with RMSNorms (no biases), a biased gated MLP, and

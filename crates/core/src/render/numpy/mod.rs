@@ -595,7 +595,14 @@ fn config_json(spec: &Spec) -> serde_json::Value {
                 ImageEncoder::Qwen2Vl(q) => (
                     &q.tower,
                     json!({
-                        "frames": q.frames, "merge": q.merge, "theta": q.theta, "sections": q.sections,
+                        "frames": q.frames, "merge": q.merge, "theta": q.theta,
+                    }),
+                ),
+                ImageEncoder::Qwen3Vl(q) => (
+                    &q.base.tower,
+                    json!({
+                        "frames": q.base.frames, "merge": q.base.merge, "theta": q.base.theta,
+                        "positions": q.positions, "deepstack": q.deepstack,
                     }),
                 ),
             };
@@ -1038,9 +1045,10 @@ fn rope(spec: &Spec) -> String {
         "(np.sin(ang) * factor).astype(np.float32)"
     };
     // M-RoPE (Qwen2-VL): the pairs turn by time, row or column where an image set them.
-    if let Some(sections) = spec.image.as_ref().and_then(|i| i.encoder.mrope()) {
+    if let Some(m) = spec.image.as_ref().and_then(|i| i.encoder.mrope()) {
+        let axes = m.axes(dim as usize / 2);
         return out + &format!(
-            "\n\n\ndef rope_tables(T, span):\n    # -> cos, sin: [T, rot_dim] for positions 0..T-1, or where an image set them each token's time, row and column (M-RoPE)\n{pick}    inv, factor = frequencies(T)  # inv: [rot_dim / 2]\n    pos = IMAGE[\"positions\"][:, :T] if \"positions\" in IMAGE else np.tile(np.arange(T), (3, 1))  # [3, T]\n    axis = np.repeat(np.arange(3), {sections:?})  # [rot_dim / 2]: the axis each pair turns by\n    ang = pos[axis].T.astype(np.float32) * inv[None, :]  # [T, rot_dim / 2]\n    ang = np.concatenate([ang, ang], -1)  # [T, rot_dim]\n    return (np.cos(ang) * factor).astype(np.float32), {sin}"
+            "\n\n\ndef rope_tables(T, span):\n    # -> cos, sin: [T, rot_dim] for positions 0..T-1, or where an image set them each token's time, row and column (M-RoPE)\n{pick}    inv, factor = frequencies(T)  # inv: [rot_dim / 2]\n    pos = IMAGE[\"positions\"][:, :T] if \"positions\" in IMAGE else np.tile(np.arange(T), (3, 1))  # [3, T]\n    axis = np.array({axes:?})  # [rot_dim / 2]: the axis each pair turns by\n    ang = pos[axis].T.astype(np.float32) * inv[None, :]  # [T, rot_dim / 2]\n    ang = np.concatenate([ang, ang], -1)  # [T, rot_dim]\n    return (np.cos(ang) * factor).astype(np.float32), {sin}"
         );
     }
     out + &format!(

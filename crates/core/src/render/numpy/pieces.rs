@@ -22,9 +22,14 @@ pub(super) fn pieces(g: &crate::graph::Graph) -> Pieces {
         "image_gemma3",
         matches!(encoder, Some(ImageEncoder::Gemma3(_))),
     );
+    p.set("image_qwen", encoder.is_some_and(|e| e.qwen().is_some()));
     p.set(
         "image_qwen2_vl",
         matches!(encoder, Some(ImageEncoder::Qwen2Vl(_))),
+    );
+    p.set(
+        "image_qwen3_vl",
+        matches!(encoder, Some(ImageEncoder::Qwen3Vl(_))),
     );
     // Dory's nGPT: learned scales on queries, gates, the MLP's halves and the logits.
     p.set("ngpt", spec.ngpt.is_some());

@@ -3,7 +3,7 @@
 //! puts the image's features in the placeholders' places.
 
 use super::*;
-use crate::spec::{Gemma3Vision, ImageEncoder, ImageInput, Qwen2Vision, VisionTower};
+use crate::spec::{Gemma3Vision, ImageEncoder, ImageInput, Qwen2Vision, Qwen3Vision, VisionTower};
 
 /// The towers' classes.
 pub(super) fn classes(image: &ImageInput) -> String {
@@ -14,6 +14,9 @@ pub(super) fn classes(image: &ImageInput) -> String {
             .map(str::trim_end)
             .join("\n\n\n"),
         ImageEncoder::Qwen2Vl(_) => include_str!("qwen2_vl.py").trim_end().to_string(),
+        ImageEncoder::Qwen3Vl(_) => [include_str!("qwen2_vl.py"), include_str!("qwen3_vl.py")]
+            .map(str::trim_end)
+            .join("\n\n\n"),
     }
 }
 
@@ -22,7 +25,8 @@ pub(super) fn model(spec: &Spec, n: &Names, module: &str, image: &ImageInput) ->
     let l = match &image.encoder {
         ImageEncoder::Llava(l) => l,
         ImageEncoder::Gemma3(g) => return gemma3(spec, n, module, image, g),
-        ImageEncoder::Qwen2Vl(q) => return qwen2_vl(spec, n, image, q),
+        ImageEncoder::Qwen2Vl(q) => return qwen_vl(spec, n, image, q, None),
+        ImageEncoder::Qwen3Vl(q) => return qwen_vl(spec, n, image, &q.base, Some(q)),
     };
     let projector = l.projector.trim_end_matches('.');
     let text = spec.hidden;
@@ -148,10 +152,22 @@ ${holders}        self.${tower} = SiglipVision(${channels}, ${image}, ${patch}, 
     )
 }
 
-/// Qwen2-VL's Model: the language model as published (its decoder and head at the top) with
-/// the vision tower beside it; the features replace the placeholders' embeddings, and the
-/// image's tokens take their 3-D positions while it runs.
-pub(super) fn qwen2_vl(spec: &Spec, n: &Names, image: &ImageInput, q: &Qwen2Vision) -> String {
+/// A Qwen VL's Model: the language model as published (its decoder and head), the vision tower
+/// beside it; the features replace the placeholders' embeddings, Qwen3-VL's deep-stack
+/// features join the first layers' outputs, and the image's tokens take their 3-D positions
+/// while it runs.
+pub(super) fn qwen_vl(
+    spec: &Spec,
+    n: &Names,
+    image: &ImageInput,
+    q: &Qwen2Vision,
+    three: Option<&Qwen3Vision>,
+) -> String {
+    let embed = n.path(Role::Embed);
+    let layers = match embed.rsplit_once('.') {
+        Some((decoder, _)) => format!("{decoder}.layers"),
+        None => "layers".into(),
+    };
     let mut vars = tower_vars(&q.tower);
     vars.extend([
         ("frames", q.frames.to_string()),
@@ -161,37 +177,64 @@ pub(super) fn qwen2_vl(spec: &Spec, n: &Names, image: &ImageInput, q: &Qwen2Visi
         ("factor", q.factor().to_string()),
         ("v", spec.out_vocab().to_string()),
         ("token", image.token.to_string()),
-        ("embed", n.path(Role::Embed)),
+        ("embed", embed),
+        ("decoder_layers", layers),
     ]);
+    let (class, extra, features, deep) = match three {
+        None => ("Qwen2Vision", String::new(), "features", ""),
+        Some(t) => (
+            "Qwen3Vision",
+            format!(", {}, {:?}", t.positions, t.deepstack),
+            "features, deep",
+            r#"
+
+        def stack(k, f):  # after layer k, the image's tokens gain its k-th deep-stack features
+            def add(layer, args, out):
+                out = out.clone()
+                out[input_ids == ${token}] += f.to(out.dtype)
+                return out
+            return self.${decoder_layers}[k].register_forward_hook(add)
+
+        hooks += [stack(k, f) for k, f in enumerate(deep[: len(self.${decoder_layers})])]"#,
+        ),
+    };
+    vars.extend([
+        ("class", class.to_string()),
+        ("extra", extra),
+        ("features", features.to_string()),
+        ("deep", fill(deep, &vars)),
+    ]);
+    // The language model makes the holders of the tower's path (`model.` of `model.visual`).
     fill(
         r#"
 
 
 class Model(LanguageModel):
-    """Qwen2-VL: the language model as published, its vision tower beside it under ${tower}."""
+    """The language model as published, its vision tower beside it under ${tower}."""
 
     def __init__(self):
         super().__init__()
-${holders}        self.${tower} = Qwen2Vision(${channels}, ${patch}, ${frames}, ${merge}, ${hidden}, ${intermediate}, ${heads}, ${layers}, ${eps}, ${act}, ${theta}, ${text})
+        self.${tower} = ${class}(${channels}, ${patch}, ${frames}, ${merge}, ${hidden}, ${intermediate}, ${heads}, ${layers}, ${eps}, ${act}, ${theta}, ${text}${extra})
 
     def forward(self, input_ids, pixel_values=None):  # [B, T] int64 -> logits [B, T, ${v}]; pixel_values: [1, 3, H, W], H and W multiples of ${factor}
         global IMAGE_POSITIONS
         if pixel_values is None:
             return super().forward(input_ids)
-        features = self.${tower}(pixel_values[0])
+        ${features} = self.${tower}(pixel_values[0])
 
         def put(embedding, args, out):  # each placeholder's embedding replaced by the next feature
             out = out.clone()
             out[input_ids == ${token}] = features.to(out.dtype)
             return out
 
-        hook = self.${embed}.register_forward_hook(put)
+        hooks = [self.${embed}.register_forward_hook(put)]${deep}
         grid = (pixel_values.shape[-2] // ${factor}, pixel_values.shape[-1] // ${factor})  # the features' rows and columns
         IMAGE_POSITIONS = mrope_positions(input_ids[0].tolist(), ${token}, grid)
         try:
             return super().forward(input_ids)
         finally:
-            hook.remove()
+            for hook in hooks:
+                hook.remove()
             IMAGE_POSITIONS = None"#,
         &vars,
     )

@@ -464,11 +464,8 @@ pub(super) fn model(spec: &Spec, n: &Names) -> String {
     if let Some(kept) = spec.logits_kept {
         cap += &format!("        logits = logits[..., :{kept}]  # the rows that pad the head past the real vocabulary dropped\n");
     }
-    // Qwen2-VL's image model subclasses its language model, whose names it keeps.
-    let qwen2_vl = match spec.image.as_ref().map(|i| &i.encoder) {
-        Some(crate::spec::ImageEncoder::Qwen2Vl(q)) => Some(q),
-        _ => None,
-    };
+    // A Qwen VL's image model subclasses its language model, whose names it keeps.
+    let qwen_vl = spec.image.as_ref().and_then(|i| i.encoder.qwen());
     let mut out = fill(
         r#"class Decoder(nn.Module):
     def __init__(self):
@@ -529,7 +526,7 @@ ${head}${cap}        return logits"#,
             (
                 "lm",
                 // The Model wraps it: under a prefix, or subclassed with the image's tower.
-                if matches!(spec.hf_wrap, HfWrap::Prefix(_)) || qwen2_vl.is_some() {
+                if matches!(spec.hf_wrap, HfWrap::Prefix(_)) || qwen_vl.is_some() {
                     "LanguageModel".into()
                 } else {
                     "Model".into()
@@ -541,8 +538,8 @@ ${head}${cap}        return logits"#,
         out += &super::image::model(spec, n, module, image);
         return out;
     }
-    if let (Some(image), Some(q)) = (&spec.image, qwen2_vl) {
-        out += &super::image::qwen2_vl(spec, n, image, q);
+    if let (Some(image), Some(_)) = (&spec.image, qwen_vl) {
+        out += &super::image::model(spec, n, "", image);
         return out;
     }
     if let HfWrap::Prefix(module) = spec.hf_wrap {

@@ -218,12 +218,15 @@ pub(super) fn rope(spec: &Spec) -> String {
     }
     // M-RoPE (Qwen2-VL): while an image runs, each pair turns by its token's time, row or column.
     let positions = match spec.image.as_ref().and_then(|i| i.encoder.mrope()) {
-        Some(sections) => format!(
-            r#"
+        Some(m) => {
+            let axes = m.axes(dim as usize / 2);
+            format!(
+                r#"
     if IMAGE_POSITIONS is not None:  # M-RoPE: each pair turns by its token's time, row or column
-        axis = torch.repeat_interleave(torch.arange(3), torch.tensor({sections:?}))  # [rotated dims / 2]
+        axis = torch.tensor({axes:?})  # [rotated dims / 2]: the axis each pair turns by
         angles = IMAGE_POSITIONS[axis, :T].T.float() * inv_freq[None, :]"#
-        ),
+            )
+        }
         None => String::new(),
     };
     if !positions.is_empty() {

@@ -6,17 +6,17 @@ def turn_half(x):
 class Qwen2VisionBlock(nn.Module):
     """A LayerNorm, the fused biased QKV turned by each patch's row and column (2-D RoPE), attention among every patch, the biased output map; a LayerNorm and a biased two-layer MLP."""
 
-    def __init__(self, hidden, intermediate, heads, eps, act):
+    def __init__(self, hidden, intermediate, heads, eps, act, mlp=("fc1", "fc2")):
         super().__init__()
         self.norm1 = nn.LayerNorm(hidden, eps=eps)
         self.norm2 = nn.LayerNorm(hidden, eps=eps)
         self.attn = nn.Module()
         self.attn.qkv = nn.Linear(hidden, 3 * hidden)
         self.attn.proj = nn.Linear(hidden, hidden)
-        self.mlp = nn.Module()
-        self.mlp.fc1 = nn.Linear(hidden, intermediate)
-        self.mlp.fc2 = nn.Linear(intermediate, hidden)
-        self.heads, self.act = heads, act
+        self.mlp = nn.Module()  # its two maps under the checkpoint's names
+        setattr(self.mlp, mlp[0], nn.Linear(hidden, intermediate))
+        setattr(self.mlp, mlp[1], nn.Linear(intermediate, hidden))
+        self.names, self.heads, self.act = mlp, heads, act
 
     def forward(self, x, cos, sin):  # x: [patches, hidden]; cos, sin: [patches, head dim]
         n, d = x.shape
@@ -24,7 +24,8 @@ class Qwen2VisionBlock(nn.Module):
         q, k = q * cos + turn_half(q) * sin, k * cos + turn_half(k) * sin
         o = torch.softmax(q @ k.transpose(-1, -2) * q.shape[-1] ** -0.5, dim=-1) @ v  # every patch sees every other
         x = x + self.attn.proj(o.transpose(0, 1).reshape(n, d))
-        return x + self.mlp.fc2(self.act(self.mlp.fc1(self.norm2(x))))
+        fc1, fc2 = (getattr(self.mlp, n) for n in self.names)
+        return x + fc2(self.act(fc1(self.norm2(x))))
 
 
 class Qwen2Vision(nn.Module):
@@ -41,7 +42,8 @@ class Qwen2Vision(nn.Module):
         self.merger.mlp = nn.Sequential(nn.Linear(joined, joined), nn.GELU(), nn.Linear(joined, text))
         self.patch, self.frames, self.merge, self.heads, self.theta = patch, frames, merge, heads, theta
 
-    def forward(self, pixels):  # [channels, height, width], as the processor resizes and normalizes them -> [features, text]
+    def patches(self, pixels):  # [channels, height, width], as the processor resizes and normalizes them
+        """Each patch through the convolution: [patches, hidden]; each patch's row and column, [patches, 2]; and the 2-D rotary tables."""
         c, h, w = pixels.shape
         p, m, f = self.patch, self.merge, self.frames
         gh, gw = h // p, w // p  # the patch grid
@@ -55,9 +57,13 @@ class Qwen2Vision(nn.Module):
         inv = 1.0 / self.theta ** (torch.arange(0, hd // 2, 2, dtype=torch.float) / (hd // 2))  # [head dim / 4]
         angles = (pos[:, :, None].float() * inv).flatten(1)  # [patches, head dim / 2]: the row's angles, then the column's
         angles = torch.cat((angles, angles), -1)
+        return x, pos, angles.cos(), angles.sin()
+
+    def forward(self, pixels):  # [channels, height, width] -> [features, text]
+        x, _, cos, sin = self.patches(pixels)
         for block in self.blocks:
-            x = block(x, angles.cos(), angles.sin())
-        return self.merger.mlp(self.merger.ln_q(x).view(-1, x.shape[-1] * m * m))  # [features, text]
+            x = block(x, cos, sin)
+        return self.merger.mlp(self.merger.ln_q(x).view(-1, x.shape[-1] * self.merge**2))  # [features, text]
 
 
 def mrope_positions(ids, token, grid):

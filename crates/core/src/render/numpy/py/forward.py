@@ -288,6 +288,10 @@ def forward(state, W):
         if C["layer_scalar"]:
             x = x * w(W, "layer_scalar", b)  # [T, hidden], times the layer's stored scalar
 #.
+#: image_qwen3_vl
+        if b < len(IMAGE.get("deepstack", [])):
+            x[ids == CONFIG["image"]["token"]] += IMAGE["deepstack"][b]  # the image's tokens gain its b-th deep-stack features
+#.
 #: blt
     return x  # [T, hidden]
 #.

@@ -81,34 +81,30 @@ def image_features(pixels, W):
 
 
 #.
-#: image_qwen2_vl
-def image_features(pixels, W):
-    # pixels: [channels, height, width], as Qwen2-VL's processor resizes and normalizes them -> [features, hidden]
-    I = CONFIG["image"]
-    T, p, m = I["tower"], I["patch"], I["merge"]
+#: image_qwen
+def qwen_patches(pixels, I):
+    # pixels: [channels, height, width] -> [patches, channels·frames·p·p] in the order the processor flattens them (m×m blocks of patches,
+    # row by row; the image's one frame repeated), each patch's row and column [patches, 2]; and the features' grid (rows, columns)
+    p, m = I["patch"], I["merge"]
     c, h, w = pixels.shape
     gh, gw = h // p, w // p  # the patch grid
-    IMAGE["grid"] = gh // m, gw // m  # the features' grid
-    x = pixels.reshape(c, gh // m, m, p, gw // m, m, p).transpose(1, 4, 2, 5, 0, 3, 6)  # [gh/m, gw/m, m, m, c, p, p]: m×m blocks of patches, row by row
-    x = np.broadcast_to(x[:, :, :, :, :, None], (*x.shape[:5], I["frames"], p, p)).reshape(gh * gw, -1)  # [patches, c·frames·p·p], the image's one frame repeated
-    kernel = W[T + "patch_embed.proj.weight"]  # [d, c, frames, p, p], no bias
-    x = x @ kernel.reshape(kernel.shape[0], -1).T  # [patches, d]
+    x = pixels.reshape(c, gh // m, m, p, gw // m, m, p).transpose(1, 4, 2, 5, 0, 3, 6)  # [gh/m, gw/m, m, m, c, p, p]
+    x = np.broadcast_to(x[:, :, :, :, :, None], (*x.shape[:5], I["frames"], p, p)).reshape(gh * gw, -1)
     rows, cols = np.meshgrid(np.arange(gh), np.arange(gw), indexing="ij")
     order = lambda a: a.reshape(gh // m, m, gw // m, m).transpose(0, 2, 1, 3).reshape(-1)  # in the patches' order
-    pos = np.stack([order(rows), order(cols)], -1)  # [patches, 2]: each patch's row and column
-    hd = x.shape[-1] // I["heads"]
-    inv = 1.0 / np.float32(I["theta"]) ** (np.arange(0, hd // 2, 2, dtype=np.float32) / np.float32(hd // 2))  # [hd/4]
+    return x, np.stack([order(rows), order(cols)], -1), (gh // m, gw // m)
+
+
+def qwen_rope(pos, hd, theta):
+    # pos: [patches, 2] -> cos, sin [patches, hd]: a quarter of a head's dims turn by the patch's row, a quarter by its column, the two written twice
+    inv = 1.0 / np.float32(theta) ** (np.arange(0, hd // 2, 2, dtype=np.float32) / np.float32(hd // 2))  # [hd/4]
     ang = (pos[:, :, None].astype(np.float32) * inv).reshape(len(pos), -1)  # [patches, hd/2]: the row's angles, then the column's
     ang = np.concatenate([ang, ang], -1)  # [patches, hd]
-    for i in range(I["depth"]):
-        x = qwen2_vision_block(x, W, f"{T}blocks.{i}.", I, np.cos(ang), np.sin(ang))  # [patches, d]
-    x = tower_norm(x, W, T + "merger.ln_q", I["eps"]).reshape(-1, x.shape[-1] * m * m)  # [features, d·m²], each block's patches side by side
-    x = act(tower_linear(x, W, T + "merger.mlp.0"), "gelu")  # [features, d·m²]
-    return tower_linear(x, W, T + "merger.mlp.2")  # [features, hidden]
+    return np.cos(ang), np.sin(ang)
 
 
-def qwen2_vision_block(x, W, L, I, cos, sin):
-    # x: [N, d] -> [N, d], a Qwen2-VL vision block under L: 2-D rotary attention among every patch, then the MLP
+def qwen_block(x, W, L, I, cos, sin, mlp):
+    # x: [N, d] -> [N, d], a Qwen vision block under L: 2-D rotary attention among every patch, then the MLP (its two maps named mlp)
     H = I["heads"]
     hd = x.shape[-1] // H
     a = tower_norm(x, W, L + "norm1", I["eps"])  # [N, d]
@@ -120,8 +116,15 @@ def qwen2_vision_block(x, W, L, I, cos, sin):
     s = s / s.sum(-1, keepdims=True)  # softmax over keys
     o = (s @ v).transpose(1, 0, 2).reshape(-1, H * hd)  # [N, d]
     x = x + tower_linear(o, W, L + "attn.proj")  # [N, d]
-    m = act(tower_linear(tower_norm(x, W, L + "norm2", I["eps"]), W, L + "mlp.fc1"), I["act"])  # [N, intermediate]
-    return x + tower_linear(m, W, L + "mlp.fc2")  # [N, d]
+    m = act(tower_linear(tower_norm(x, W, L + "norm2", I["eps"]), W, L + mlp[0]), I["act"])  # [N, intermediate]
+    return x + tower_linear(m, W, L + mlp[1])  # [N, d]
+
+
+def qwen_merger(x, W, P, names, joined_norm=False):
+    # x: [patches, d] -> [features, hidden]: each merge² patches side by side (LayerNormed one by one before, or together after where joined_norm), two biased maps with GELU between
+    j = x.shape[-1] * CONFIG["image"]["merge"] ** 2
+    x = tower_norm(x.reshape(-1, j), W, P + names[0], 1e-6) if joined_norm else tower_norm(x, W, P + names[0], 1e-6).reshape(-1, j)  # [features, d·m²]
+    return tower_linear(act(tower_linear(x, W, P + names[1]), "gelu"), W, P + names[2])  # [features, hidden]
 
 
 def mrope_positions(ids, token, grid):
@@ -137,6 +140,57 @@ def mrope_positions(ids, token, grid):
             pos.append((nxt, nxt, nxt))
             t, nxt = t + 1, nxt + 1
     return np.array(pos[: len(ids)]).T  # [3, T]
+
+
+#.
+#: image_qwen2_vl
+def image_features(pixels, W):
+    # pixels: [channels, height, width], as Qwen2-VL's processor resizes and normalizes them -> [features, hidden]
+    I = CONFIG["image"]
+    T = I["tower"]
+    x, pos, IMAGE["grid"] = qwen_patches(pixels, I)
+    kernel = W[T + "patch_embed.proj.weight"]  # [d, c, frames, p, p], no bias
+    x = x @ kernel.reshape(kernel.shape[0], -1).T  # [patches, d]
+    cos, sin = qwen_rope(pos, x.shape[-1] // I["heads"], I["theta"])
+    for i in range(I["depth"]):
+        x = qwen_block(x, W, f"{T}blocks.{i}.", I, cos, sin, ("mlp.fc1", "mlp.fc2"))  # [patches, d]
+    return qwen_merger(x, W, T + "merger.", ("ln_q", "mlp.0", "mlp.2"))  # [features, hidden]
+
+
+#.
+#: image_qwen3_vl
+def image_features(pixels, W):
+    # pixels: [channels, height, width], as Qwen3-VL's processor resizes and normalizes them -> [features, hidden]; its deep-stack features into IMAGE
+    I = CONFIG["image"]
+    T = I["tower"]
+    x, pos, IMAGE["grid"] = qwen_patches(pixels, I)
+    kernel = W[T + "patch_embed.proj.weight"]  # [d, c, frames, p, p]
+    x = x @ kernel.reshape(kernel.shape[0], -1).T + W[T + "patch_embed.proj.bias"]  # [patches, d]
+    x = x + resampled_positions(W[T + "pos_embed.weight"], pos, pixels.shape[1] // I["patch"], pixels.shape[2] // I["patch"])  # + the learned grid, resampled
+    cos, sin = qwen_rope(pos, x.shape[-1] // I["heads"], I["theta"])
+    names = ("norm", "linear_fc1", "linear_fc2")
+    IMAGE["deepstack"] = []
+    for i in range(I["depth"]):
+        x = qwen_block(x, W, f"{T}blocks.{i}.", I, cos, sin, ("mlp.linear_fc1", "mlp.linear_fc2"))  # [patches, d]
+        if i in I["deepstack"]:  # this block's output through a deep-stack merger, for the language model's next layer in turn
+            IMAGE["deepstack"].append(qwen_merger(x, W, f"{T}deepstack_merger_list.{I['deepstack'].index(i)}.", names, joined_norm=True))
+    return qwen_merger(x, W, T + "merger.", names)  # [features, hidden]
+
+
+def resampled_positions(table, pos, gh, gw):
+    # table: [side², d] -> [patches, d]: the learned grid resampled to the gh × gw patch grid (bilinear, corners aligned, in float32), at each patch's row and column
+    side = CONFIG["image"]["positions"]
+
+    def taps(i, size):  # the two taps along an axis and their weights
+        src = i.astype(np.float32) * np.float32(side - 1) / np.float32(max(size - 1, 1))
+        floor = np.floor(src)
+        return [(np.clip(floor + o, 0, side - 1).astype(int), np.maximum(np.float32(1) - np.abs(src - floor - np.float32(o)), 0)) for o in (0, 1)]
+
+    out = 0
+    for hi, hw in taps(pos[:, 0], gh):
+        for wi, ww in taps(pos[:, 1], gw):
+            out = out + table[hi * side + wi] * (hw * ww)[:, None]
+    return out  # [patches, d]
 
 
 #.

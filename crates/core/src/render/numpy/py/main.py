@@ -20,7 +20,7 @@ def main():
 #: image_gemma3
         IMAGE["reach"] = image_reach(ids, CONFIG["image"]["token"])
 #.
-#: image_qwen2_vl
+#: image_qwen
         IMAGE["positions"] = mrope_positions(ids, CONFIG["image"]["token"], IMAGE["grid"])
 #.
     np.save(a.out, forward(ids, W))
