@@ -8,6 +8,7 @@ Usage: python3 scripts/make_exec_fixtures.py [NAME ...]   (needs: pip install to
 """
 import json
 import sys
+from functools import partial
 from pathlib import Path
 
 import torch
@@ -1466,28 +1467,37 @@ def gemma3_processor(d, raw):
     return processor
 
 
-def make_gemma3_image(name, raw):
-    import numpy
+def image_model(name, raw, make_processor):
+    """The toy model `raw` configures on seeded random weights, saved with its config in
+    image/<name> beside the processor and image `make_processor(d, raw)` saves there: the model,
+    the folder, the processor and the image."""
     from PIL import Image
-    catalog = isinstance(raw, str)
-    if catalog:  # a catalog model's toy copy, its tower's image at 224 pixels
-        raw = json.loads((OUT / raw / "config.json").read_text())
-        raw["vision_config"]["image_size"] = 224
     torch.manual_seed(0)
     config = CONFIG_MAPPING[raw["model_type"]].from_dict(dict(raw))
     config._attn_implementation = "eager"
     model = randomize(model_of(config, raw).float().eval())
     d = OUT / "image" / name
     d.mkdir(parents=True, exist_ok=True)
-    processor = gemma3_processor(d, raw)
-    image = Image.open(d / "image.jpg")
+    processor = make_processor(d, raw)
     save_model(d, model)
     (d / "generation_config.json").unlink(missing_ok=True)
     (d / "config.json").write_text(json.dumps(raw, indent=1) + "\n")
+    return model, d, processor, Image.open(d / "image.jpg")
 
-    def run(inputs):
-        with torch.no_grad():
-            return model(**inputs).logits[0]
+
+def logits_of_inputs(model, inputs):
+    with torch.no_grad():
+        return model(**inputs).logits[0]
+
+
+def make_gemma3_image(name, raw):
+    import numpy
+    catalog = isinstance(raw, str)
+    if catalog:  # a catalog model's toy copy, its tower's image at 224 pixels
+        raw = json.loads((OUT / raw / "config.json").read_text())
+        raw["vision_config"]["image_size"] = 224
+    model, d, processor, image = image_model(name, raw, gemma3_processor)
+    run = partial(logits_of_inputs, model)
 
     # The ids with the image's placeholders in place (framed as the processor frames them) and
     # the token types that make them see each other both ways.
@@ -1550,6 +1560,23 @@ QWEN2_VL_IMAGES = {
     # The catalog's Qwen3-VL 4B as its toy copy keeps it, its merger's output widened to the
     # toy's text width and the image's ids inside its toy vocabulary.
     "qwen3-vl-4b-instruct": "toy/qwen3-vl-4b-instruct",
+    # Qwen3-VL-MoE: Qwen3-VL's tower and wrapper around experts (a dense first layer, then
+    # four experts of which two are chosen); one deep-stack merger.
+    "qwen3-vl-moe-jpeg": "qwen3_vl_moe",
+    # Qwen2.5-VL: RMSNorms, gated MLPs, windows of 2×2 features (56 pixels) in blocks 0 and 2 and
+    # every patch in block 1, over the 3×4 features of the photo resized to 84×112 (windows of
+    # 2×2, 2×2, 1×2 and 1×2 features).
+    "qwen2_5-vl-jpeg": {"model_type": "qwen2_5_vl", "architectures": ["Qwen2_5_VLForConditionalGeneration"],
+                        "image_token_id": 95, "video_token_id": 96, "vision_start_token_id": 93,
+                        "vision_end_token_id": 94,
+                        "text_config": {"model_type": "qwen2_5_vl_text", "hidden_size": 32, "intermediate_size": 48,
+                                        "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
+                                        "vocab_size": 97, "pad_token_id": 0,
+                                        "rope_parameters": {"rope_type": "default", "rope_theta": 1000000.0,
+                                                            "mrope_section": [2, 1, 1]}},
+                        "vision_config": {"depth": 3, "hidden_size": 16, "intermediate_size": 24, "num_heads": 2,
+                                          "out_hidden_size": 32, "patch_size": 14, "spatial_merge_size": 2,
+                                          "temporal_patch_size": 2, "window_size": 56, "fullatt_block_indexes": [1]}},
 }
 QWEN_CHAT = ("{% for message in messages %}<|im_start|>{{ message['role'] }} {% for content in message['content'] %}"
              "{% if content['type'] == 'image' %}<|vision_start|><|image_pad|><|vision_end|>{% elif content['type'] == "
@@ -1567,8 +1594,8 @@ def qwen2_vl_processor(d, raw):
     photo(d / "image.jpg", 80, 115, 13, lambda x, y: [x * 2.0, y * 3.0, (x + y) * 1.5])
     v = raw["vision_config"]
     settings = {"image_processor_type": "Qwen2VLImageProcessor", "patch_size": v["patch_size"],
-                "merge_size": v["spatial_merge_size"], "temporal_patch_size": v["temporal_patch_size"]}
-    if raw["model_type"] == "qwen3_vl":  # as Qwen3-VL's checkpoints set it
+                "merge_size": v["spatial_merge_size"], "temporal_patch_size": v.get("temporal_patch_size", 2)}
+    if raw["model_type"].startswith("qwen3_vl"):  # as Qwen3-VL's checkpoints set it
         settings.update(image_mean=[0.5] * 3, image_std=[0.5] * 3)
     with tempfile.TemporaryDirectory() as tmp:
         (Path(tmp) / "preprocessor_config.json").write_text(json.dumps(settings))
@@ -1595,7 +1622,7 @@ def unpatched(flat, grid, v):
     (the frames are copies): what `--pixels` takes."""
     import numpy
     _, gh, gw = grid
-    c, p, m, t = 3, v["patch_size"], v["spatial_merge_size"], v["temporal_patch_size"]
+    c, p, m, t = 3, v["patch_size"], v["spatial_merge_size"], v.get("temporal_patch_size", 2)
     x = flat.reshape(gh // m, gw // m, m, m, c, t, p, p)
     assert (x == x[:, :, :, :, :, :1]).all(), "the frames are copies"
     return numpy.ascontiguousarray(x[:, :, :, :, :, 0].transpose(4, 0, 2, 5, 1, 3, 6).reshape(c, gh * p, gw * p))
@@ -1603,9 +1630,11 @@ def unpatched(flat, grid, v):
 
 def make_qwen2_vl_image(name, raw):
     import numpy
-    from PIL import Image
     from torch.utils.flop_counter import FlopCounterMode
     catalog = isinstance(raw, str)
+    if catalog and not raw.startswith("toy/"):  # an exec fixture's config, as it is
+        raw = json.loads((OUT / raw / "config.json").read_text())
+        catalog = False
     if catalog:
         raw = json.loads((OUT / raw / "config.json").read_text())
         text = raw.get("text_config", raw)
@@ -1614,21 +1643,8 @@ def make_qwen2_vl_image(name, raw):
         for i, key in enumerate(["vision_start_token_id", "vision_end_token_id", "vision_token_id",
                                  "image_token_id", "video_token_id"]):
             raw[key] = size - 7 + i
-    torch.manual_seed(0)
-    config = CONFIG_MAPPING[raw["model_type"]].from_dict(dict(raw))
-    config._attn_implementation = "eager"
-    model = randomize(model_of(config, raw).float().eval())
-    d = OUT / "image" / name
-    d.mkdir(parents=True, exist_ok=True)
-    processor = qwen2_vl_processor(d, raw)
-    image = Image.open(d / "image.jpg")
-    save_model(d, model)
-    (d / "generation_config.json").unlink(missing_ok=True)
-    (d / "config.json").write_text(json.dumps(raw, indent=1) + "\n")
-
-    def run(inputs):
-        with torch.no_grad():
-            return model(**inputs).logits[0]
+    model, d, processor, image = image_model(name, raw, qwen2_vl_processor)
+    run = partial(logits_of_inputs, model)
 
     prompt = "<|vision_start|><|image_pad|><|vision_end|> What is this?"
     plain = processor(text=[prompt], images=[image], return_tensors="pt")
@@ -1639,7 +1655,7 @@ def make_qwen2_vl_image(name, raw):
     numpy.save(d / "pixels.npy", pixels.astype(numpy.float32))
     # The figures at the stated resolution: a square image of STATED_SIDE features a side.
     side = STATED_SIDE * v["spatial_merge_size"]
-    stated = torch.randn(side * side, 3 * v["temporal_patch_size"] * v["patch_size"] ** 2)
+    stated = torch.randn(side * side, 3 * v.get("temporal_patch_size", 2) * v["patch_size"] ** 2)
     counter = FlopCounterMode(display=False)
     with counter, torch.no_grad():
         model.model.get_image_features(stated, torch.tensor([[1, side, side]]))

@@ -531,7 +531,8 @@ fn run_takes_an_image_file_through_the_checkpoints_processor() {
 /// adds, as `tokenizer(text)` does (LLaVA's fixture adds a BOS), and with an image, Gemma 3's
 /// `<start_of_image>` framed as its processor frames it (the catalog's Gemma 3 27B too, as its
 /// toy copy keeps its config), Qwen2-VL's `<|image_pad|>` expanded to its image's grid (the
-/// catalog's Qwen2-VL 7B too; Qwen3-VL's and its catalog 4B likewise), and their greedy
+/// catalog's Qwen2-VL 7B too; Qwen3-VL's and its catalog 4B, Qwen3-VL-MoE's and Qwen2.5-VL's
+/// likewise), and their greedy
 /// decoding on from the image as transformers'.
 #[test]
 fn run_chats_about_an_image_as_transformers_processor_does() {
@@ -555,6 +556,8 @@ fn run_chats_about_an_image_as_transformers_processor_does() {
         "image/qwen2-vl-7b-instruct",
         "image/qwen3-vl-jpeg",
         "image/qwen3-vl-4b-instruct",
+        "image/qwen2_5-vl-jpeg",
+        "image/qwen3-vl-moe-jpeg",
     ] {
         let model = exec_fixture(name);
         let image = model.join("image.jpg");

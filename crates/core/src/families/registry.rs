@@ -3334,6 +3334,7 @@ pub static FAMILIES: &[Family] = &[
         tie: Tie::Either(false),
         wrap: HfWrap::None,
         parts: &[tower("vision tower", "visual.", towers::qwen2_5_vl_vision)],
+        image: Some(towers::qwen2_5_vl_image),
         ..wrapper("qwen2_5_vl", "Qwen2.5-VL", QWEN_VL_WRAPPER)
     },
     // GLM-4.1V as published: its language model under `model.language_model.`, the head beside
@@ -3383,6 +3384,7 @@ pub static FAMILIES: &[Family] = &[
             "model.visual.",
             towers::qwen3_vl_moe_vision,
         )],
+        image: Some(towers::qwen3_vl_moe_image),
         ..wrapper("qwen3_vl_moe", "Qwen3-VL-MoE", QWEN_VL_WRAPPER)
     },
     // Qwen3-Omni's thinker (the part that reads text, images and audio and writes text): its

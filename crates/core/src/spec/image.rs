@@ -65,6 +65,9 @@ pub enum ImageEncoder {
     /// are added to the first layers' outputs at the image's tokens; its M-RoPE interleaves
     /// time, row and column.
     Qwen3Vl(Qwen3Vision),
+    /// Qwen2.5-VL's: Qwen2-VL's with RMSNorms, a biased gated MLP, and attention within windows
+    /// of patches except in chosen blocks.
+    Qwen25Vl(Qwen25Vision),
 }
 
 impl ImageEncoder {
@@ -74,7 +77,9 @@ impl ImageEncoder {
         match self {
             ImageEncoder::Llava(l) => l.features(),
             ImageEncoder::Gemma3(g) => g.tokens,
-            ImageEncoder::Qwen2Vl(_) | ImageEncoder::Qwen3Vl(_) => self.features_of(&[]),
+            ImageEncoder::Qwen2Vl(_) | ImageEncoder::Qwen3Vl(_) | ImageEncoder::Qwen25Vl(_) => {
+                self.features_of(&[])
+            }
         }
     }
 
@@ -91,9 +96,9 @@ impl ImageEncoder {
     /// Qwen2-VL's part of a Qwen encoder: the tower, patching, merge and M-RoPE they share.
     pub fn qwen(&self) -> Option<&Qwen2Vision> {
         match self {
-            ImageEncoder::Qwen2Vl(q) | ImageEncoder::Qwen3Vl(Qwen3Vision { base: q, .. }) => {
-                Some(q)
-            }
+            ImageEncoder::Qwen2Vl(q)
+            | ImageEncoder::Qwen3Vl(Qwen3Vision { base: q, .. })
+            | ImageEncoder::Qwen25Vl(Qwen25Vision { base: q, .. }) => Some(q),
             ImageEncoder::Llava(_) | ImageEncoder::Gemma3(_) => None,
         }
     }
@@ -130,6 +135,10 @@ impl ImageEncoder {
             | ImageEncoder::Qwen3Vl(Qwen3Vision {
                 base: Qwen2Vision { tower, .. },
                 ..
+            })
+            | ImageEncoder::Qwen25Vl(Qwen25Vision {
+                base: Qwen2Vision { tower, .. },
+                ..
             }) => tower,
         }
     }
@@ -138,7 +147,10 @@ impl ImageEncoder {
     /// to the last), not only to those before.
     pub fn both_ways(&self) -> bool {
         match self {
-            ImageEncoder::Llava(_) | ImageEncoder::Qwen2Vl(_) | ImageEncoder::Qwen3Vl(_) => false,
+            ImageEncoder::Llava(_)
+            | ImageEncoder::Qwen2Vl(_)
+            | ImageEncoder::Qwen3Vl(_)
+            | ImageEncoder::Qwen25Vl(_) => false,
             ImageEncoder::Gemma3(_) => true,
         }
     }
@@ -168,9 +180,9 @@ impl ImageEncoder {
         match self {
             ImageEncoder::Llava(Llava { tower, .. })
             | ImageEncoder::Gemma3(Gemma3Vision { tower, .. }) => tower,
-            ImageEncoder::Qwen2Vl(q) | ImageEncoder::Qwen3Vl(Qwen3Vision { base: q, .. }) => {
-                &q.tower
-            }
+            ImageEncoder::Qwen2Vl(q)
+            | ImageEncoder::Qwen3Vl(Qwen3Vision { base: q, .. })
+            | ImageEncoder::Qwen25Vl(Qwen25Vision { base: q, .. }) => &q.tower,
         }
     }
 
@@ -195,6 +207,7 @@ impl ImageEncoder {
             ImageEncoder::Gemma3(g) => g.flops(text),
             ImageEncoder::Qwen2Vl(q) => q.flops(q.tower.image, q.tower.image),
             ImageEncoder::Qwen3Vl(q) => q.flops(),
+            ImageEncoder::Qwen25Vl(q) => q.flops(),
         }
     }
 }
@@ -392,13 +405,21 @@ impl Qwen2Vision {
     /// The patch convolution over every patch; every layer over every patch; the merger's two
     /// maps over every feature.
     fn flops(&self, h: u64, w: u64) -> u128 {
-        let t = &self.tower;
-        let n = u128::from((h / t.patch) * (w / t.patch));
-        let [d, out, m] = [t.hidden, self.out, self.merge * self.merge].map(u128::from);
-        let joined = d * m;
-        2 * n * d * u128::from(self.patch_values())
-            + u128::from(t.depth) * t.layer_flops(n)
-            + 2 * u128::from(self.features(h, w)) * (joined * joined + joined * out)
+        let n = u128::from((h / self.tower.patch) * (w / self.tower.patch));
+        self.embed_flops(n)
+            + u128::from(self.tower.depth) * self.tower.layer_flops(n)
+            + self.merger_flops(h, w)
+    }
+
+    /// The patch convolution over `n` patches.
+    fn embed_flops(&self, n: u128) -> u128 {
+        2 * n * u128::from(self.tower.hidden) * u128::from(self.patch_values())
+    }
+
+    /// The merger's two maps over every feature of an image `h` × `w`.
+    fn merger_flops(&self, h: u64, w: u64) -> u128 {
+        let joined = u128::from(self.tower.hidden * self.merge * self.merge);
+        2 * u128::from(self.features(h, w)) * (joined * joined + joined * u128::from(self.out))
     }
 }
 
@@ -421,9 +442,49 @@ impl Qwen3Vision {
     fn flops(&self) -> u128 {
         let q = &self.base;
         let side = q.tower.image;
-        let joined = u128::from(q.tower.hidden * q.merge * q.merge);
-        let merger =
-            2 * u128::from(q.features(side, side)) * (joined * joined + joined * u128::from(q.out));
-        q.flops(side, side) + self.deepstack.len() as u128 * merger
+        q.flops(side, side) + self.deepstack.len() as u128 * q.merger_flops(side, side)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Qwen25Vision {
+    /// What it shares with Qwen2-VL's (its blocks' and merger's norms RMSNorms, its MLP a biased
+    /// gated one: `gate_proj`, `up_proj`, `down_proj`; its width `hidden_size`).
+    pub base: Qwen2Vision,
+    /// A window's side in features (`window_size` over the patch and the merge): a patch sees
+    /// only the patches of its window, windows tiled over the features' grid from its top left.
+    pub window: u64,
+    /// The blocks that attend among every patch (`fullatt_block_indexes`).
+    pub full: Vec<u64>,
+}
+
+impl Qwen25Vision {
+    /// The window of the patch at `row`, `col` of a grid of patches `cols` wide, numbered row
+    /// by row.
+    pub fn window_of(&self, row: u64, col: u64, cols: u64) -> u64 {
+        let span = self.window * self.base.merge;
+        (row / span) * cols.div_ceil(span) + col / span
+    }
+
+    /// Qwen2-VL's count with a third map in each MLP, and each windowed block's attention among
+    /// its windows' patches alone.
+    fn flops(&self) -> u128 {
+        let q = &self.base;
+        let t = &q.tower;
+        let side = t.image / t.patch;
+        let n = u128::from(side * side);
+        let [d, i, depth] = [t.hidden, t.intermediate, t.depth].map(u128::from);
+        // Patches a window spans along a side: whole spans, then what is left.
+        let span = self.window * q.merge;
+        let spans: Vec<u128> = (0..side.div_ceil(span))
+            .map(|k| u128::from(span.min(side - k * span)))
+            .collect();
+        let windowed: u128 = (spans.iter())
+            .flat_map(|a| spans.iter().map(move |b| (a * b).pow(2)))
+            .sum();
+        let full = (0..t.depth).filter(|b| self.full.contains(b)).count() as u128;
+        let layers = depth * (t.layer_flops(n) + 2 * n * d * i)
+            - (depth - full) * 4 * (n * n - windowed) * d;
+        q.embed_flops(n) + layers + q.merger_flops(t.image, t.image)
     }
 }

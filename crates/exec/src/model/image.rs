@@ -3,7 +3,7 @@
 
 use super::*;
 use anatomy_core::spec::{
-    Gemma3Vision, ImageEncoder, Llava, Qwen2Vision, Qwen3Vision, VisionTower,
+    Gemma3Vision, ImageEncoder, Llava, Qwen25Vision, Qwen2Vision, Qwen3Vision, VisionTower,
 };
 
 impl Model {
@@ -43,9 +43,10 @@ impl Model {
         let features = match &input.encoder {
             ImageEncoder::Llava(l) => self.llava(l, &pixels)?,
             ImageEncoder::Gemma3(g) => self.gemma3(g, &pixels)?,
-            ImageEncoder::Qwen2Vl(q) => self.qwen_vl(q, None, &pixels)?.0,
+            ImageEncoder::Qwen2Vl(q) => self.qwen_vl(Qwen::Two(q), &pixels)?.0,
+            ImageEncoder::Qwen25Vl(q) => self.qwen_vl(Qwen::Windowed(q), &pixels)?.0,
             ImageEncoder::Qwen3Vl(q) => {
-                let (features, deep) = self.qwen_vl(&q.base, Some(q), &pixels)?;
+                let (features, deep) = self.qwen_vl(Qwen::Three(q), &pixels)?;
                 *self.deepstack.borrow_mut() = Some(deep);
                 features
             }
@@ -206,73 +207,80 @@ impl Model {
     /// grid added), the blocks (2-D rotary attention among every patch), then the merger: a
     /// LayerNorm, each `merge`² patches side by side, two biased maps with GELU between. And
     /// Qwen3-VL's deep-stack features: the chosen blocks' outputs, each through its own merger.
-    fn qwen_vl(
-        &self,
-        q: &Qwen2Vision,
-        three: Option<&Qwen3Vision>,
-        pixels: &Tensor,
-    ) -> Res<(Tensor, Vec<Tensor>)> {
+    fn qwen_vl(&self, kind: Qwen, pixels: &Tensor) -> Res<(Tensor, Vec<Tensor>)> {
+        let q = kind.base();
         let t = &q.tower;
         let at = |name: &str| format!("{}{name}", t.prefix);
         let (patches, rows) = qwen2_patches(q, pixels)?;
         let kernel = self.weights.get(&at("patch_embed.proj.weight"))?;
         let d = t.hidden as usize;
         let mut h = patches.matmul(&kernel.reshape((d, ()))?.to_dtype(DType::F32)?.t()?)?;
-        if let Some(three) = three {
+        let (_, height, width) = pixels.dims3()?;
+        let grid = (height / t.patch as usize, width / t.patch as usize);
+        if let Qwen::Three(three) = kind {
             let bias = self.weights.get(&at("patch_embed.proj.bias"))?;
             h = h.broadcast_add(&bias.to_dtype(DType::F32)?)?;
             let table = self
                 .weights
                 .get(&at("pos_embed.weight"))?
                 .to_dtype(DType::F32)?;
-            let (_, height, width) = pixels.dims3()?;
-            let grid = (height / t.patch as usize, width / t.patch as usize);
             h = (h + resampled_positions(&table, three.positions as usize, grid, &rows)?)?;
         }
         let hd = d / t.heads as usize;
         let (cos, sin) = vision_rope(&rows, hd, q.theta)?;
-        let mlp = match three {
-            Some(_) => ["mlp.linear_fc1", "mlp.linear_fc2"],
-            None => ["mlp.fc1", "mlp.fc2"],
+        // Qwen2.5-VL's windows: -inf between patches of two windows, in its windowed blocks.
+        let apart = match kind {
+            Qwen::Windowed(w) => {
+                let win: Vec<u64> = (rows.iter())
+                    .map(|&[r, c]| w.window_of(r as u64, c as u64, grid.1 as u64))
+                    .collect();
+                let mask: Vec<f32> = (win.iter())
+                    .flat_map(|a| {
+                        win.iter()
+                            .map(move |b| if a == b { 0.0 } else { f32::NEG_INFINITY })
+                    })
+                    .collect();
+                Some(Tensor::from_vec(
+                    mask,
+                    (win.len(), win.len()),
+                    &Device::Cpu,
+                )?)
+            }
+            Qwen::Two(_) | Qwen::Three(_) => None,
         };
         let mut deep = Vec::new();
         for i in 0..t.depth as usize {
-            h = self.qwen_block(t, i, h, &cos, &sin, mlp)?;
-            if let Some(k) = three.and_then(|q3| q3.deepstack.iter().position(|&b| b == i as u64)) {
+            let mask = match kind {
+                Qwen::Windowed(w) if !w.full.contains(&(i as u64)) => apart.as_ref(),
+                Qwen::Windowed(_) | Qwen::Two(_) | Qwen::Three(_) => None,
+            };
+            h = self.qwen_block(kind, i, h, (&cos, &sin), mask)?;
+            let Qwen::Three(three) = kind else {
+                continue;
+            };
+            if let Some(k) = three.deepstack.iter().position(|&b| b == i as u64) {
                 let merger = format!("deepstack_merger_list.{k}.");
-                deep.push(self.qwen_merger(
-                    q,
-                    &h,
-                    &merger,
-                    ["norm", "linear_fc1", "linear_fc2"],
-                    true,
-                )?);
+                deep.push(self.qwen_merger(kind, &h, &merger, true)?);
             }
         }
-        let names = match three {
-            Some(_) => ["norm", "linear_fc1", "linear_fc2"],
-            None => ["ln_q", "mlp.0", "mlp.2"],
-        };
-        Ok((self.qwen_merger(q, &h, "merger.", names, false)?, deep))
+        Ok((self.qwen_merger(kind, &h, "merger.", false)?, deep))
     }
 
-    /// A Qwen merger under `prefix` of the tower, its norm and two maps `names`: the patches
-    /// LayerNormed one by one, then each `merge`² side by side (or side by side, then normed,
-    /// where `joined_norm`: Qwen3-VL's deep-stack mergers), two biased maps with GELU between.
-    fn qwen_merger(
-        &self,
-        q: &Qwen2Vision,
-        h: &Tensor,
-        prefix: &str,
-        names: [&str; 3],
-        joined_norm: bool,
-    ) -> Res<Tensor> {
+    /// A Qwen merger under `prefix` of the tower: the patches normed one by one, then each
+    /// `merge`² side by side (or side by side, then normed, where `joined_norm`: Qwen3-VL's
+    /// deep-stack mergers), two biased maps with GELU between.
+    fn qwen_merger(&self, kind: Qwen, h: &Tensor, prefix: &str, joined_norm: bool) -> Res<Tensor> {
+        let q = kind.base();
         let at = |name: &str| format!("{}{prefix}{name}", q.tower.prefix);
+        let names = match kind {
+            Qwen::Three(_) => ["norm", "linear_fc1", "linear_fc2"],
+            Qwen::Two(_) | Qwen::Windowed(_) => ["ln_q", "mlp.0", "mlp.2"],
+        };
         let joined = (q.tower.hidden * q.merge * q.merge) as usize;
         let x = match joined_norm {
-            true => self.layer_norm(&h.reshape(((), joined))?, &at(names[0]), 1e-6)?,
+            true => self.qwen_norm(kind, &h.reshape(((), joined))?, &at(names[0]))?,
             false => self
-                .layer_norm(h, &at(names[0]), 1e-6)?
+                .qwen_norm(kind, h, &at(names[0]))?
                 .reshape(((), joined))?,
         };
         let lin = |x: &Tensor, name: &str| -> Res<Tensor> {
@@ -283,18 +291,37 @@ impl Model {
         lin(&y, names[2])
     }
 
-    /// A Qwen2-VL vision block: a LayerNorm, the fused biased QKV, each head's Q and K turned
-    /// by the patches' 2-D rotary tables, attention among every patch, the biased output map;
-    /// a LayerNorm and the biased two-layer MLP; each added to the stream.
+    /// A Qwen tower's norm under `name` (ε 1e-6): Qwen2.5-VL's RMSNorms, the others'
+    /// LayerNorms.
+    fn qwen_norm(&self, kind: Qwen, x: &Tensor, name: &str) -> Res<Tensor> {
+        match kind {
+            Qwen::Windowed(_) => {
+                let rms = Norm {
+                    kind: NormKind::Rms,
+                    eps: 1e-6,
+                    unit_offset: false,
+                    place: NormPlace::Pre,
+                };
+                let w = self.weights.get(&format!("{name}.weight"))?;
+                Ok(norm(x, Some(w), None, &rms)?)
+            }
+            Qwen::Two(_) | Qwen::Three(_) => self.layer_norm(x, name, 1e-6),
+        }
+    }
+
+    /// A Qwen vision block: a norm, the fused biased QKV, each head's Q and K turned by the
+    /// patches' 2-D rotary tables, attention among every patch (or within `mask`'s windows), the
+    /// biased output map; a norm and the biased MLP (Qwen2.5-VL's gated); each added to the
+    /// stream.
     fn qwen_block(
         &self,
-        v: &VisionTower,
+        kind: Qwen,
         i: usize,
         h: Tensor,
-        cos: &Tensor,
-        sin: &Tensor,
-        mlp: [&str; 2],
+        (cos, sin): (&Tensor, &Tensor),
+        mask: Option<&Tensor>,
     ) -> Res<Tensor> {
+        let v = &kind.base().tower;
         let at = |name: &str| format!("{}blocks.{i}.{name}", v.prefix);
         let lin = |x: &Tensor, name: &str| -> Res<Tensor> {
             let b = self.weights.get(&at(&format!("{name}.bias")))?;
@@ -303,7 +330,7 @@ impl Model {
         let (n, d) = h.dims2()?;
         let heads = v.heads as usize;
         let hd = d / heads;
-        let a = self.layer_norm(&h, &at("norm1"), v.eps)?;
+        let a = self.qwen_norm(kind, &h, &at("norm1"))?;
         // [n, 3 d] → q, k, v each [heads, n, hd].
         let qkv = lin(&a, "attn.qkv")?.reshape((n, 3, heads, hd))?;
         let part = |j: usize| {
@@ -313,13 +340,26 @@ impl Model {
         let q = crate::rope::rotate(&part(0)?.contiguous()?, cos, sin, false)?;
         let k = crate::rope::rotate(&part(1)?.contiguous()?, cos, sin, false)?;
         let vv = part(2)?.contiguous()?;
-        let scores = (q.matmul(&k.t()?)? * (hd as f64).powf(-0.5))?;
+        let mut scores = (q.matmul(&k.t()?)? * (hd as f64).powf(-0.5))?;
+        if let Some(mask) = mask {
+            scores = scores.broadcast_add(mask)?;
+        }
         let o = softmax_rows(&scores)?.matmul(&vv)?;
         let o = o.transpose(0, 1)?.reshape((n, d))?;
         let h = (h + lin(&o, "attn.proj")?)?;
-        let m = self.layer_norm(&h, &at("norm2"), v.eps)?;
-        let m = apply_act(v.act, &lin(&m, mlp[0])?)?;
-        Ok((h + lin(&m, mlp[1])?)?)
+        let m = self.qwen_norm(kind, &h, &at("norm2"))?;
+        let m = match kind {
+            Qwen::Two(_) => lin(&apply_act(v.act, &lin(&m, "mlp.fc1")?)?, "mlp.fc2")?,
+            Qwen::Three(_) => lin(
+                &apply_act(v.act, &lin(&m, "mlp.linear_fc1")?)?,
+                "mlp.linear_fc2",
+            )?,
+            Qwen::Windowed(_) => {
+                let gate = apply_act(v.act, &lin(&m, "mlp.gate_proj")?)?;
+                lin(&(gate * lin(&m, "mlp.up_proj")?)?, "mlp.down_proj")?
+            }
+        };
+        Ok((h + m)?)
     }
 
     /// Qwen3-VL's deep-stack: after the language model's layer `b`, the `b`-th deep-stack
@@ -331,6 +371,24 @@ impl Model {
         };
         let slots = Tensor::new(self.image_slots.borrow().as_slice(), &Device::Cpu)?;
         Ok(x.index_add(&slots, &feature.to_dtype(x.dtype())?, 0)?)
+    }
+}
+
+/// Which Qwen tower runs, with what it adds to Qwen2-VL's.
+#[derive(Clone, Copy)]
+enum Qwen<'a> {
+    Two(&'a Qwen2Vision),
+    Windowed(&'a Qwen25Vision),
+    Three(&'a Qwen3Vision),
+}
+
+impl Qwen<'_> {
+    fn base(&self) -> &Qwen2Vision {
+        match self {
+            Qwen::Two(q) => q,
+            Qwen::Windowed(w) => &w.base,
+            Qwen::Three(t) => &t.base,
+        }
     }
 }
 

@@ -3,7 +3,7 @@
 //! merger that joins each spatial_merge_size² patches and projects them into the text width.
 
 use super::*;
-use crate::spec::{ImageEncoder, ImageInput, Mrope, Qwen2Vision, Qwen3Vision};
+use crate::spec::{ImageEncoder, ImageInput, Mrope, Qwen25Vision, Qwen2Vision, Qwen3Vision};
 
 /// The MLP of a Qwen vision block.
 #[derive(Clone, Copy)]
@@ -127,7 +127,16 @@ pub fn qwen2_vl_image(top: &Config) -> Result<Option<ImageInput>> {
 /// square), the blocks its deep-stack mergers read (`deepstack_visual_indexes`), and its
 /// interleaved M-RoPE.
 pub fn qwen3_vl_image(top: &Config) -> Result<Option<ImageInput>> {
-    let Some(v) = depth_vision(top, &["qwen3_vl", "qwen3_vl_vision"])? else {
+    qwen3_image(top, &["qwen3_vl", "qwen3_vl_vision"])
+}
+
+/// What Qwen3-VL-MoE's image runs through: Qwen3-VL's.
+pub fn qwen3_vl_moe_image(top: &Config) -> Result<Option<ImageInput>> {
+    qwen3_image(top, &["qwen3_vl_moe", "qwen3_vl_moe_vision"])
+}
+
+fn qwen3_image(top: &Config, kinds: &[&str]) -> Result<Option<ImageInput>> {
+    let Some(v) = depth_vision(top, kinds)? else {
         return Ok(None);
     };
     let v = v.map(|v| v.renamed(&[("num_attention_heads", "num_heads")]));
@@ -164,6 +173,48 @@ pub fn qwen3_vl_image(top: &Config) -> Result<Option<ImageInput>> {
             positions: side,
             deepstack,
         }),
+    )?))
+}
+
+/// What Qwen2.5-VL's image runs through: Qwen2-VL's reading of its tower (its own defaults:
+/// `hidden_size` wide, `intermediate_size`, SiLU), into `out_hidden_size`; its windows
+/// (`window_size` pixels a side, over the patch and the merge: none where that is under one
+/// feature, as transformers cannot run it) and the blocks that attend among every patch
+/// (`fullatt_block_indexes`).
+pub fn qwen2_5_vl_image(top: &Config) -> Result<Option<ImageInput>> {
+    let Some(v) = depth_vision(top, &["qwen2_5_vl", "qwen2_5_vl_vision"])? else {
+        return Ok(None);
+    };
+    let v = v.map(|v| v.renamed(&[("num_attention_heads", "num_heads")]));
+    let d = size(&v, "hidden_size", 3584)?;
+    let intermediate = size(&v, "intermediate_size", 3420)?;
+    let Some(q) = qwen_vision(
+        top,
+        &v,
+        (14, d, intermediate, 32, "silu"),
+        [16, 24, 24],
+        false,
+    )?
+    else {
+        return Ok(None);
+    };
+    let window = size(&v, "window_size", 112)? / q.merge.max(1) / q.tower.patch;
+    if window == 0 {
+        return Ok(None);
+    }
+    let full = match &v {
+        Some(c) => c
+            .list_any("fullatt_block_indexes", |x| x.as_u64(), "a block index")?
+            .unwrap_or(vec![7, 15, 23, 31]),
+        None => vec![7, 15, 23, 31],
+    };
+    let base = Qwen2Vision {
+        out: size(&v, "out_hidden_size", 3584)?,
+        ..q
+    };
+    Ok(Some(qwen_input(
+        top,
+        ImageEncoder::Qwen25Vl(Qwen25Vision { base, window, full }),
     )?))
 }
 

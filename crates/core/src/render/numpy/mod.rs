@@ -598,6 +598,13 @@ fn config_json(spec: &Spec) -> serde_json::Value {
                         "frames": q.frames, "merge": q.merge, "theta": q.theta,
                     }),
                 ),
+                ImageEncoder::Qwen25Vl(q) => (
+                    &q.base.tower,
+                    json!({
+                        "frames": q.base.frames, "merge": q.base.merge, "theta": q.base.theta,
+                        "window": q.window, "full": q.full,
+                    }),
+                ),
                 ImageEncoder::Qwen3Vl(q) => (
                     &q.base.tower,
                     json!({

@@ -17,6 +17,9 @@ pub(super) fn classes(image: &ImageInput) -> String {
         ImageEncoder::Qwen3Vl(_) => [include_str!("qwen2_vl.py"), include_str!("qwen3_vl.py")]
             .map(str::trim_end)
             .join("\n\n\n"),
+        ImageEncoder::Qwen25Vl(_) => [include_str!("qwen2_vl.py"), include_str!("qwen2_5_vl.py")]
+            .map(str::trim_end)
+            .join("\n\n\n"),
     }
 }
 
@@ -25,8 +28,17 @@ pub(super) fn model(spec: &Spec, n: &Names, module: &str, image: &ImageInput) ->
     let l = match &image.encoder {
         ImageEncoder::Llava(l) => l,
         ImageEncoder::Gemma3(g) => return gemma3(spec, n, module, image, g),
-        ImageEncoder::Qwen2Vl(q) => return qwen_vl(spec, n, image, q, None),
-        ImageEncoder::Qwen3Vl(q) => return qwen_vl(spec, n, image, &q.base, Some(q)),
+        ImageEncoder::Qwen2Vl(q) => {
+            return qwen_vl(spec, n, image, q, ("Qwen2Vision", String::new()), None)
+        }
+        ImageEncoder::Qwen25Vl(w) => {
+            let extra = format!(", {}, {:?}", w.window, w.full);
+            return qwen_vl(spec, n, image, &w.base, ("Qwen25Vision", extra), None);
+        }
+        ImageEncoder::Qwen3Vl(t) => {
+            let extra = format!(", {}, {:?}", t.positions, t.deepstack);
+            return qwen_vl(spec, n, image, &t.base, ("Qwen3Vision", extra), Some(t));
+        }
     };
     let projector = l.projector.trim_end_matches('.');
     let text = spec.hidden;
@@ -161,6 +173,7 @@ pub(super) fn qwen_vl(
     n: &Names,
     image: &ImageInput,
     q: &Qwen2Vision,
+    (class, extra): (&str, String),
     three: Option<&Qwen3Vision>,
 ) -> String {
     let embed = n.path(Role::Embed);
@@ -180,11 +193,9 @@ pub(super) fn qwen_vl(
         ("embed", embed),
         ("decoder_layers", layers),
     ]);
-    let (class, extra, features, deep) = match three {
-        None => ("Qwen2Vision", String::new(), "features", ""),
-        Some(t) => (
-            "Qwen3Vision",
-            format!(", {}, {:?}", t.positions, t.deepstack),
+    let (features, deep) = match three {
+        None => ("features", ""),
+        Some(_) => (
             "features, deep",
             r#"
 

@@ -18,14 +18,20 @@ class Qwen2VisionBlock(nn.Module):
         setattr(self.mlp, mlp[1], nn.Linear(intermediate, hidden))
         self.names, self.heads, self.act = mlp, heads, act
 
-    def forward(self, x, cos, sin):  # x: [patches, hidden]; cos, sin: [patches, head dim]
+    def forward(self, x, cos, sin, allowed=None):  # x: [patches, hidden]; cos, sin: [patches, head dim]
         n, d = x.shape
         q, k, v = self.attn.qkv(self.norm1(x)).view(n, 3, self.heads, -1).permute(1, 2, 0, 3)  # [heads, patches, head dim] each
         q, k = q * cos + turn_half(q) * sin, k * cos + turn_half(k) * sin
-        o = torch.softmax(q @ k.transpose(-1, -2) * q.shape[-1] ** -0.5, dim=-1) @ v  # every patch sees every other
+        scores = q @ k.transpose(-1, -2) * q.shape[-1] ** -0.5  # every patch sees every other
+        if allowed is not None:
+            scores = scores.masked_fill(~allowed, float("-inf"))  # or those of its window alone
+        o = torch.softmax(scores, dim=-1) @ v
         x = x + self.attn.proj(o.transpose(0, 1).reshape(n, d))
+        return x + self.mlp_of(self.norm2(x))
+
+    def mlp_of(self, x):
         fc1, fc2 = (getattr(self.mlp, n) for n in self.names)
-        return x + fc2(self.act(fc1(self.norm2(x))))
+        return fc2(self.act(fc1(x)))
 
 
 class Qwen2Vision(nn.Module):

@@ -95,6 +95,15 @@ def qwen_patches(pixels, I):
     return x, np.stack([order(rows), order(cols)], -1), (gh // m, gw // m)
 
 
+def qwen_embed(pixels, W, I):
+    # pixels: [channels, height, width] -> the patches through the convolution (its bias apart) [patches, d], each patch's row and
+    # column [patches, 2], and the 2-D rotary cos, sin [patches, hd]; the features' grid into IMAGE
+    x, pos, IMAGE["grid"] = qwen_patches(pixels, I)
+    kernel = W[I["tower"] + "patch_embed.proj.weight"]  # [d, c, frames, p, p]
+    x = x @ kernel.reshape(kernel.shape[0], -1).T  # [patches, d]
+    return (x, pos) + qwen_rope(pos, x.shape[-1] // I["heads"], I["theta"])
+
+
 def qwen_rope(pos, hd, theta):
     # pos: [patches, 2] -> cos, sin [patches, hd]: a quarter of a head's dims turn by the patch's row, a quarter by its column, the two written twice
     inv = 1.0 / np.float32(theta) ** (np.arange(0, hd // 2, 2, dtype=np.float32) / np.float32(hd // 2))  # [hd/4]
@@ -103,27 +112,37 @@ def qwen_rope(pos, hd, theta):
     return np.cos(ang), np.sin(ang)
 
 
-def qwen_block(x, W, L, I, cos, sin, mlp):
-    # x: [N, d] -> [N, d], a Qwen vision block under L: 2-D rotary attention among every patch, then the MLP (its two maps named mlp)
+def tower_rms(x, W, name, eps):
+    # x: [N, d] -> [N, d], an RMSNorm with its scale
+    return x / np.sqrt((x * x).mean(-1, keepdims=True) + np.float32(eps)) * W[name + ".weight"]
+
+
+def qwen_block(x, W, L, I, cos, sin, mlp, norm=tower_norm, allowed=None):
+    # x: [N, d] -> [N, d], a Qwen vision block under L: 2-D rotary attention among every patch (or where allowed), then the MLP
+    # (its two maps named mlp, or a gated MLP's three)
     H = I["heads"]
     hd = x.shape[-1] // H
-    a = tower_norm(x, W, L + "norm1", I["eps"])  # [N, d]
+    a = norm(x, W, L + "norm1", I["eps"])  # [N, d]
     q, k, v = tower_linear(a, W, L + "attn.qkv").reshape(-1, 3, H, hd).transpose(1, 2, 0, 3)  # [H, N, hd] each
     turn = lambda t: t * cos + np.concatenate([-t[..., hd // 2 :], t[..., : hd // 2]], -1) * sin  # rotate-half pairs, at each patch's row and column
     q, k = turn(q), turn(k)
     s = q @ k.transpose(0, 2, 1) / math.sqrt(hd)  # [H, N, N], every patch sees every other
+    if allowed is not None:
+        s = np.where(allowed, s, -np.inf)  # or those of its window alone
     s = np.exp(s - s.max(-1, keepdims=True))
     s = s / s.sum(-1, keepdims=True)  # softmax over keys
     o = (s @ v).transpose(1, 0, 2).reshape(-1, H * hd)  # [N, d]
     x = x + tower_linear(o, W, L + "attn.proj")  # [N, d]
-    m = act(tower_linear(tower_norm(x, W, L + "norm2", I["eps"]), W, L + mlp[0]), I["act"])  # [N, intermediate]
-    return x + tower_linear(m, W, L + mlp[1])  # [N, d]
+    h = norm(x, W, L + "norm2", I["eps"])  # [N, d]
+    if len(mlp) == 3:  # gated: act(gate) times up, then down
+        return x + tower_linear(act(tower_linear(h, W, L + mlp[0]), I["act"]) * tower_linear(h, W, L + mlp[1]), W, L + mlp[2])
+    return x + tower_linear(act(tower_linear(h, W, L + mlp[0]), I["act"]), W, L + mlp[1])  # [N, d]
 
 
-def qwen_merger(x, W, P, names, joined_norm=False):
-    # x: [patches, d] -> [features, hidden]: each merge² patches side by side (LayerNormed one by one before, or together after where joined_norm), two biased maps with GELU between
+def qwen_merger(x, W, P, names, joined_norm=False, norm=tower_norm):
+    # x: [patches, d] -> [features, hidden]: each merge² patches side by side (normed one by one before, or together after where joined_norm), two biased maps with GELU between
     j = x.shape[-1] * CONFIG["image"]["merge"] ** 2
-    x = tower_norm(x.reshape(-1, j), W, P + names[0], 1e-6) if joined_norm else tower_norm(x, W, P + names[0], 1e-6).reshape(-1, j)  # [features, d·m²]
+    x = norm(x.reshape(-1, j), W, P + names[0], 1e-6) if joined_norm else norm(x, W, P + names[0], 1e-6).reshape(-1, j)  # [features, d·m²]
     return tower_linear(act(tower_linear(x, W, P + names[1]), "gelu"), W, P + names[2])  # [features, hidden]
 
 
@@ -148,13 +167,26 @@ def image_features(pixels, W):
     # pixels: [channels, height, width], as Qwen2-VL's processor resizes and normalizes them -> [features, hidden]
     I = CONFIG["image"]
     T = I["tower"]
-    x, pos, IMAGE["grid"] = qwen_patches(pixels, I)
-    kernel = W[T + "patch_embed.proj.weight"]  # [d, c, frames, p, p], no bias
-    x = x @ kernel.reshape(kernel.shape[0], -1).T  # [patches, d]
-    cos, sin = qwen_rope(pos, x.shape[-1] // I["heads"], I["theta"])
+    x, _, cos, sin = qwen_embed(pixels, W, I)  # [patches, d], no bias
     for i in range(I["depth"]):
         x = qwen_block(x, W, f"{T}blocks.{i}.", I, cos, sin, ("mlp.fc1", "mlp.fc2"))  # [patches, d]
     return qwen_merger(x, W, T + "merger.", ("ln_q", "mlp.0", "mlp.2"))  # [features, hidden]
+
+
+#.
+#: image_qwen2_5_vl
+def image_features(pixels, W):
+    # pixels: [channels, height, width], as Qwen2.5-VL's processor resizes and normalizes them -> [features, hidden]
+    I = CONFIG["image"]
+    T = I["tower"]
+    x, pos, cos, sin = qwen_embed(pixels, W, I)  # [patches, d], no bias
+    span = I["window"] * I["merge"]  # a window's side in patches, windows tiled from the top left
+    win = pos[:, 0] // span * -(-(pixels.shape[2] // I["patch"]) // span) + pos[:, 1] // span  # [patches], each one's window
+    same = win[:, None] == win[None, :]  # [patches, patches]
+    for i in range(I["depth"]):
+        allowed = None if i in I["full"] else same  # the full blocks see every patch, the others their window's
+        x = qwen_block(x, W, f"{T}blocks.{i}.", I, cos, sin, ("mlp.gate_proj", "mlp.up_proj", "mlp.down_proj"), tower_rms, allowed)
+    return qwen_merger(x, W, T + "merger.", ("ln_q", "mlp.0", "mlp.2"), norm=tower_rms)  # [features, hidden]
 
 
 #.
@@ -163,11 +195,9 @@ def image_features(pixels, W):
     # pixels: [channels, height, width], as Qwen3-VL's processor resizes and normalizes them -> [features, hidden]; its deep-stack features into IMAGE
     I = CONFIG["image"]
     T = I["tower"]
-    x, pos, IMAGE["grid"] = qwen_patches(pixels, I)
-    kernel = W[T + "patch_embed.proj.weight"]  # [d, c, frames, p, p]
-    x = x @ kernel.reshape(kernel.shape[0], -1).T + W[T + "patch_embed.proj.bias"]  # [patches, d]
+    x, pos, cos, sin = qwen_embed(pixels, W, I)
+    x = x + W[T + "patch_embed.proj.bias"]  # [patches, d]
     x = x + resampled_positions(W[T + "pos_embed.weight"], pos, pixels.shape[1] // I["patch"], pixels.shape[2] // I["patch"])  # + the learned grid, resampled
-    cos, sin = qwen_rope(pos, x.shape[-1] // I["heads"], I["theta"])
     names = ("norm", "linear_fc1", "linear_fc2")
     IMAGE["deepstack"] = []
     for i in range(I["depth"]):
