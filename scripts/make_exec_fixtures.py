@@ -1290,6 +1290,11 @@ IMAGES = {
     # (PIL backend) rather than random pixel values: `run --image`'s end-to-end fixture.
     "llava-jpeg": {"model_type": "llava", "architectures": ["LlavaForConditionalGeneration"],
                    "image_token_index": 95, "text_config": LLAVA_TEXT, "vision_config": LLAVA_CLIP},
+    # VipLlava: three layers' states (without the class token's) joined, LayerNormed, then the
+    # projector's biased maps.
+    "vipllava": {"model_type": "vipllava", "architectures": ["VipLlavaForConditionalGeneration"],
+                 "image_token_index": 95, "vision_feature_layers": [-2, -4, 1], "text_config": LLAVA_TEXT,
+                 "vision_config": LLAVA_CLIP},
 }
 # Fixtures whose image is a file, processed by transformers' PIL-backed processor (Pillow
 # needed; see scripts/make_processor_fixtures.py): the image processor's settings.
@@ -1305,6 +1310,8 @@ def image_flops(model, raw, pixels):
     with counter, torch.no_grad():
         if model.config.model_type == "gemma3":
             model.model.get_image_features(pixels)
+        elif model.config.model_type == "vipllava":
+            model.model.get_image_features(pixels, vision_feature_layer=model.config.vision_feature_layers)
         else:
             model.model.get_image_features(pixels, vision_feature_layer=model.config.vision_feature_layer,
                                            vision_feature_select_strategy=model.config.vision_feature_select_strategy)
@@ -1314,7 +1321,7 @@ def image_flops(model, raw, pixels):
     read = model.config.vision_feature_layer
     states = model.config.vision_config.num_hidden_layers + 1
     run = max(i % states for i in (read if isinstance(read, list) else [read]))
-    modules = ["CLIPVisionModel.embeddings", "LlavaMultiModalProjector"]
+    modules = ["CLIPVisionModel.embeddings", "LlavaMultiModalProjector", "VipLlavaMultiModalProjector"]
     modules += [f"CLIPVisionModel.encoder.layers.{i}" for i in range(run)]
     return sum(counts.get(m, 0) for m in modules)
 

@@ -771,19 +771,19 @@ impl Model {
             _ => None,
         };
         // M-RoPE: each token's 3-D position, an image's laid out over its grid.
-        *self.positions.borrow_mut() = match spec.image.as_ref() {
-            Some(i) if i.encoder.mrope().is_some() => {
-                let grid = match (image, i.encoder.qwen()) {
-                    (Some(p), Some(q)) => Some(image::merged_grid(q, p)?),
-                    _ => None,
-                };
-                let start = cache.pos as i64 + cache.rope_delta;
-                let (positions, delta) = image::positions(ids, i.token, grid, start);
-                cache.rope_delta += delta;
-                Some(positions)
-            }
-            _ => None,
-        };
+        *self.positions.borrow_mut() =
+            match spec.image.as_ref().filter(|i| i.encoder.mrope().is_some()) {
+                Some(i) => {
+                    let grid = (image.zip(i.encoder.qwen()))
+                        .map(|(p, q)| image::merged_grid(q, p))
+                        .transpose()?;
+                    let start = cache.pos as i64 + cache.rope_delta;
+                    let (positions, delta) = image::positions(ids, i.token, grid, start);
+                    cache.rope_delta += delta;
+                    Some(positions)
+                }
+                None => None,
+            };
         self.keep(None, Point::EmbedTokens, &x);
         if spec.embedding.projected.is_some() {
             let name = self.name(Role::EmbedProjIn, false, None, None);

@@ -4275,6 +4275,7 @@ pub static FAMILIES: &[Family] = &[
                 towers::vipllava_projector,
             ),
         ],
+        image: Some(towers::vipllava_image),
         ..wrapper(
             "vipllava",
             "VipLlava",

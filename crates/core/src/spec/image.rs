@@ -304,6 +304,9 @@ pub struct Llava {
     /// The projector's activation between its two maps, and whether they have biases.
     pub projector_act: Act,
     pub projector_bias: bool,
+    /// The ε of a LayerNorm over the joined states before the projector's maps (VipLlava's
+    /// `projector_layernorm`), where it has one.
+    pub projector_norm: Option<f64>,
 }
 
 impl Llava {

@@ -240,12 +240,13 @@ impl Model {
         let plan = &spec.plan[b];
         if let (Position::Rope(r), true) = (&spec.position, plan.rope) {
             let dim = r.rotary_dim_for(self.span(b), a.head_dim) as usize;
-            let (cos, sin) = match (self.positions.borrow().as_deref(), &spec.image) {
-                (Some(at), Some(i)) => {
-                    let axes = (i.encoder.mrope()).map_or(Vec::new(), |m| m.axes(dim / 2));
-                    rope::mrope_tables(r.freqs(self.span(b)), dim, at, &axes)?
+            // M-RoPE: each token's pairs turn by its time, row or column.
+            let mrope = spec.image.as_ref().and_then(|i| i.encoder.mrope());
+            let (cos, sin) = match (self.positions.borrow().as_deref(), mrope) {
+                (Some(at), Some(m)) => {
+                    rope::mrope_tables(r.freqs(self.span(b)), dim, at, &m.axes(dim / 2))?
                 }
-                _ => rope::tables_for(r, self.span(b), dim, cache.pos, t)?,
+                (None, _) | (_, None) => rope::tables_for(r, self.span(b), dim, cache.pos, t)?,
             };
             q = rope::rotate(&q, &cos, &sin, r.interleaved)?;
             self.keep(Some(b), Point::Q, &q);

@@ -93,7 +93,12 @@ impl Model {
             .iter()
             .map(|&s| kept[s].narrow(0, from, g * g + 1 - from))
             .collect::<R<Vec<_>>>()?;
-        let joined = Tensor::cat(&picked, 1)?;
+        let mut joined = Tensor::cat(&picked, 1)?;
+        // VipLlava's LayerNorm over the joined states.
+        if let Some(eps) = l.projector_norm {
+            let name = format!("{}projector_layernorm", l.projector);
+            joined = self.layer_norm(&joined, &name, eps)?;
+        }
         let proj = |x: &Tensor, name: &str| -> Res<Tensor> {
             let name = format!("{}{name}", l.projector);
             let b = match l.projector_bias {

@@ -577,6 +577,17 @@ fn siglip2<'a>(top: &Config<'a>) -> Result<Option<(Vit<'a>, bool)>> {
 /// reads (`vision_feature_layer`, with or without the class token's), its projector's
 /// activation and biases, and the placeholder id (`image_token_index`, or `image_token_id`).
 pub fn llava_image(top: &Config) -> Result<Option<ImageInput>> {
+    llava_input(top, false)
+}
+
+/// How VipLlava runs an image: LLaVA's way, reading `vision_feature_layers` (by default
+/// [-2, -5, -8, -11, 6]) without the class token, its projector's maps biased and a LayerNorm
+/// (`projector_layernorm_eps`) before them.
+pub fn vipllava_image(top: &Config) -> Result<Option<ImageInput>> {
+    llava_input(top, true)
+}
+
+fn llava_input(top: &Config, vip: bool) -> Result<Option<ImageInput>> {
     let Some(t) = llava_clip(top)? else {
         return Ok(None);
     };
@@ -585,7 +596,14 @@ pub fn llava_image(top: &Config) -> Result<Option<ImageInput>> {
     let Some(image) = square(v, "image_size", if absent { 336 } else { 224 })? else {
         return Ok(None);
     };
-    let layers = match top.get("vision_feature_layer") {
+    let given = match vip {
+        true => top
+            .get("vision_feature_layers")
+            .or_else(|| top.get("vision_feature_layer")),
+        false => top.get("vision_feature_layer"),
+    };
+    let layers = match given {
+        None if vip => vec![-2, -5, -8, -11, 6],
         None => vec![-2],
         Some(serde_json::Value::Array(list)) => list
             .iter()
@@ -612,21 +630,23 @@ pub fn llava_image(top: &Config) -> Result<Option<ImageInput>> {
             format!("holds {bad}; the tower has {states} hidden states (its embeddings' and {} layers'), so give an index from {} to {}", t.layers, -states, states - 1),
         ));
     }
-    let drop_class = match top
-        .string("vision_feature_select_strategy", "default")?
-        .as_str()
-    {
-        "default" => true,
-        "full" => false,
-        other => {
-            return Err(top.err(
-                "vision_feature_select_strategy",
-                format!(
+    // VipLlava always drops the class token's state.
+    let drop_class = vip
+        || match top
+            .string("vision_feature_select_strategy", "default")?
+            .as_str()
+        {
+            "default" => true,
+            "full" => false,
+            other => {
+                return Err(top.err(
+                    "vision_feature_select_strategy",
+                    format!(
                     "is {other:?}; it must be \"default\" (without the class token) or \"full\""
                 ),
-            ))
-        }
-    };
+                ))
+            }
+        };
     let token = match top.opt_size("image_token_index")? {
         Some(id) => id,
         None => top.opt_size("image_token_id")?.unwrap_or(32000),
@@ -648,7 +668,11 @@ pub fn llava_image(top: &Config) -> Result<Option<ImageInput>> {
             layers,
             drop_class,
             projector_act: activation(top, "projector_hidden_act", "gelu")?,
-            projector_bias: top.flag("multimodal_projector_bias", true)?,
+            projector_bias: vip || top.flag("multimodal_projector_bias", true)?,
+            projector_norm: match vip {
+                true => Some(top.float("projector_layernorm_eps", 1e-5)?),
+                false => None,
+            },
         }),
     }))
 }

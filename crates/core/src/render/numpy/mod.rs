@@ -584,6 +584,7 @@ fn config_json(spec: &Spec) -> serde_json::Value {
                     json!({
                         "projector": l.projector, "layers": l.layers, "drop_class": l.drop_class,
                         "projector_act": act_name(l.projector_act), "projector_bias": l.projector_bias,
+                        "projector_norm": l.projector_norm,
                     }),
                 ),
                 ImageEncoder::Gemma3(g) => (

@@ -53,6 +53,11 @@ pub(super) fn model(spec: &Spec, n: &Names, module: &str, image: &ImageInput) ->
         ("text", text.to_string()),
         ("bias", py_bool(l.projector_bias)),
         ("projector_act", act(l.projector_act)),
+        (
+            "norm",
+            l.projector_norm
+                .map_or(String::new(), |eps| format!(", {}", fmt_f(eps))),
+        ),
         ("features", l.features().to_string()),
         ("layers_read", format!("{:?}", l.layers)),
         (
@@ -80,7 +85,7 @@ class Model(nn.Module):
         super().__init__()
         self.${module} = LanguageModel()
 ${holders}        self.${tower} = ClipVision(${channels}, ${image}, ${patch}, ${hidden}, ${intermediate}, ${heads}, ${layers}, ${eps}, ${act})
-        self.${projector} = LlavaProjector(${joined}, ${text}, ${bias}, ${projector_act})
+        self.${projector} = LlavaProjector(${joined}, ${text}, ${bias}, ${projector_act}${norm})
 
     def image_features(self, pixel_values):  # [B, ${channels}, ${image}, ${image}] -> [B, ${features}, ${text}]
         states = self.${tower}.states(pixel_values, ${layers_read})${drop}

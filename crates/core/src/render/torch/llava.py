@@ -81,13 +81,17 @@ class ClipVision(nn.Module):
 
 
 class LlavaProjector(nn.Module):
-    """Two linear maps into the text width, an activation between."""
+    """Two linear maps into the text width, an activation between; a LayerNorm before them where `norm` gives its ε (VipLlava's)."""
 
-    def __init__(self, vision, text, bias, act):
+    def __init__(self, vision, text, bias, act, norm=None):
         super().__init__()
+        if norm is not None:
+            self.projector_layernorm = nn.LayerNorm(vision, eps=norm)
         self.linear_1 = nn.Linear(vision, text, bias=bias)
         self.linear_2 = nn.Linear(text, text, bias=bias)
-        self.act = act
+        self.act, self.norm = act, norm
 
     def forward(self, x):
+        if self.norm is not None:
+            x = self.projector_layernorm(x)
         return self.linear_2(self.act(self.linear_1(x)))

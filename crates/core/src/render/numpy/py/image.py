@@ -57,6 +57,8 @@ def image_features(pixels, W):
     first = 1 if I["drop_class"] else 0  # the class token's state dropped, or kept
     f = np.concatenate([states[r][first:] for r in read], -1)  # [features, d · states read]
     P, bias = I["projector"], I["projector_bias"]
+    if I["projector_norm"]:  # VipLlava: a LayerNorm over the joined states first
+        f = tower_norm(f, W, P + "projector_layernorm", I["projector_norm"])  # [features, d · states read]
     f = act(tower_linear(f, W, P + "linear_1", bias), I["projector_act"])  # [features, hidden]
     return tower_linear(f, W, P + "linear_2", bias)  # [features, hidden]
 
