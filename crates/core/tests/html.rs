@@ -106,3 +106,24 @@ fn held_out_configs_render_a_page() {
     }
     assert!(drawn >= 300, "pages of {drawn} held-out configs");
 }
+
+/// An image's tower says how the image runs through it and joins the language model, with the
+/// model's numbers: Qwen3-VL's token per 32×32 pixels, its M-RoPE split and deep-stack blocks.
+#[test]
+fn an_image_towers_page_says_how_its_image_joins() {
+    let loaded = source::load("qwen3-vl-4b-instruct", false).unwrap();
+    let Some(anatomy_core::spec::ImageEncoder::Qwen3Vl(q)) =
+        loaded.spec.image.as_ref().map(|i| &i.encoder)
+    else {
+        panic!("Qwen3-VL runs no image: {:?}", loaded.spec.image)
+    };
+    let html = page_of("qwen3-vl-4b-instruct");
+    let f = q.base.factor();
+    for said in [
+        format!("a token per {f}×{f} pixels"),
+        format!("pairs split {:?} among them, interleaved", q.base.mrope.sections),
+        format!("outputs of blocks {:?}", q.deepstack),
+    ] {
+        assert!(html.contains(&said), "{said}");
+    }
+}

@@ -176,6 +176,11 @@ impl ImageEncoder {
         self.tower().image
     }
 
+    /// Its vision tower's name prefix.
+    pub fn tower_prefix(&self) -> &str {
+        &self.tower().prefix
+    }
+
     fn tower(&self) -> &VisionTower {
         match self {
             ImageEncoder::Llava(Llava { tower, .. })
@@ -197,6 +202,48 @@ impl ImageEncoder {
     /// take them (M-RoPE).
     pub fn mrope(&self) -> Option<&Mrope> {
         self.qwen().map(|q| &q.mrope)
+    }
+
+    /// How the image runs through it and joins the language model, in the page's words.
+    pub fn describe(&self) -> Vec<String> {
+        let side = self.side();
+        let n = self.features();
+        let mut out = vec![match self.step() {
+            Some(f) => format!("It reads an image at the size its processor resizes it to (sides multiples of {f} pixels): a token per {f}×{f} pixels, {n} for a {side}×{side} image, each replacing a placeholder token's embedding."),
+            None => format!("It reads a {side}×{side} image; its {n} features replace the placeholder tokens' embeddings, one each."),
+        }];
+        match self {
+            ImageEncoder::Llava(l) => out.push(format!(
+                "The hidden states read: {:?} (0 the embeddings', negative from the last layer's){}, side by side{}, then the projector's two maps.",
+                l.layers,
+                if l.drop_class { ", the class token's dropped" } else { ", the class token's kept" },
+                if l.projector_norm.is_some() { ", LayerNormed" } else { "" }
+            )),
+            ImageEncoder::Gemma3(g) => out.push(format!(
+                "The patch grid is average-pooled {0}×{0} to its features; in the language model the image's tokens see each other both ways, the text causally.",
+                g.pool()
+            )),
+            ImageEncoder::Qwen2Vl(_) | ImageEncoder::Qwen25Vl(_) | ImageEncoder::Qwen3Vl(_) => {}
+        }
+        if let Some(m) = self.mrope() {
+            out.push(format!(
+                "The image's tokens take 3-D positions in the language model's rotary embedding (M-RoPE): time, row and column over the features' grid, its rotated pairs split {:?} among them{}; the text after the image goes on from the grid's longer side.",
+                m.sections,
+                if m.interleaved { ", interleaved" } else { "" }
+            ));
+        }
+        match self {
+            ImageEncoder::Qwen25Vl(w) => out.push(format!(
+                "Its blocks attend within windows of {0}×{0} features, except blocks {1:?}, which see every patch.",
+                w.window, w.full
+            )),
+            ImageEncoder::Qwen3Vl(t) => out.push(format!(
+                "Its deep-stack mergers take the outputs of blocks {:?}; the k-th one's features are added to the language model's layer k output at the image's tokens.",
+                t.deepstack
+            )),
+            ImageEncoder::Llava(_) | ImageEncoder::Gemma3(_) | ImageEncoder::Qwen2Vl(_) => {}
+        }
+        out
     }
 
     /// FLOPs to encode one image into its features (2 per multiply-add; matmuls and attention,

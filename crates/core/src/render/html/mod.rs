@@ -402,7 +402,7 @@ pub fn page_linked(input: &PageInput, links: &Links) -> crate::Result<String> {
     for (k, t) in spec.towers.iter().enumerate() {
         data_parts.insert(
             format!("tower-{k}"),
-            tower_json(t, total, spec.image.is_some()),
+            tower_json(t, total, spec.image.as_ref()),
         );
     }
     let (op_html, op_data) = ops::op_view(g, input.values);
@@ -664,7 +664,17 @@ fn part_json(g: &Graph, s: &Stats, p: &Part, t: &text::Text, variants: &[usize])
 }
 
 /// A wrapper's tower, opened from its box: its steps with the tensors each stores.
-fn tower_json(t: &crate::spec::Tower, total: u128, runs: bool) -> Value {
+fn tower_json(
+    t: &crate::spec::Tower,
+    total: u128,
+    image: Option<&crate::spec::ImageInput>,
+) -> Value {
+    // The image's tower says how an image runs through it and joins the language model.
+    let runs = image.is_some();
+    let subtleties = match image.filter(|i| i.encoder.tower_prefix().starts_with(&t.prefix)) {
+        Some(i) => i.encoder.describe(),
+        None => Vec::new(),
+    };
     let mut title = t.what.clone();
     if let Some(first) = title.get(..1) {
         title.replace_range(..1, &first.to_uppercase());
@@ -698,7 +708,7 @@ fn tower_json(t: &crate::spec::Tower, total: u128, runs: bool) -> Value {
         )],
     };
     let held = match &t.blocks {
-        Some(_) if runs => "anatomy names each of them as the checkpoint stores it (for manifest and verify) and runs them on an image (run --pixels)",
+        Some(_) if runs => "anatomy names each of them as the checkpoint stores it (for manifest and verify) and runs them on an image (run --image or --pixels)",
         Some(_) => "anatomy names each of them as the checkpoint stores it (for manifest and verify); it does not run them yet",
         None => "anatomy neither names nor counts them",
     };
@@ -707,7 +717,7 @@ fn tower_json(t: &crate::spec::Tower, total: u128, runs: bool) -> Value {
         "category": "tower",
         "summary": format!("Beside the language model: run on an image or audio, not on text. Its tensors sit under {}*.", t.prefix),
         "explanation": format!("What the wrapper's processor makes of an image (or audio) passes through it once per input; its output joins the language model's token stream where the prompt holds the wrapper's placeholder tokens (Mllama's layers cross-attend to it instead). Its tensors: {held}."),
-        "subtleties": [],
+        "subtleties": subtleties,
         "numbers": numbers,
         "layers": Value::Null,
         "variants": [],
