@@ -121,7 +121,10 @@ fn an_image_towers_page_says_how_its_image_joins() {
     let f = q.base.factor();
     for said in [
         format!("a token per {f}×{f} pixels"),
-        format!("pairs split {:?} among them, interleaved", q.base.mrope.sections),
+        format!(
+            "pairs split {:?} among them, interleaved",
+            q.base.mrope.sections
+        ),
         format!("outputs of blocks {:?}", q.deepstack),
     ] {
         assert!(html.contains(&said), "{said}");

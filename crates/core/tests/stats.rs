@@ -720,3 +720,32 @@ fn a_top_k_above_the_routed_experts_runs_each_once() {
     assert!(g.params.iter().filter(|p| p.routed).all(|p| p.experts == 4));
     assert_eq!(s.active_params, s.total_params);
 }
+
+/// A wrapper whose config transformers builds but cannot run on an image (VipLlava reading a
+/// hidden state its tower lacks) or that anatomy does not run (a tower activation it lacks) is
+/// read and counted as before, without an image: no figures per image.
+#[test]
+fn wrappers_that_cannot_run_an_image_are_counted_without_one() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let unseen = root.join("tests/fixtures/unseen/unseen-vipllava-1.json");
+    let vip = source::load(unseen.to_str().unwrap(), false).unwrap().spec;
+    assert!(vip.image.is_none() && !vip.towers.is_empty());
+    let qwen = root.join("../exec/tests/fixtures/image/qwen2-vl-jpeg/config.json");
+    let text = std::fs::read_to_string(&qwen).unwrap();
+    let runs = anatomy_core::families::load_json("config.json", &text, "qwen", false).unwrap();
+    let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    v["vision_config"]["hidden_act"] = "mish".into();
+    let other =
+        anatomy_core::families::load_json("config.json", &v.to_string(), "qwen", false).unwrap();
+    assert!(runs.image.is_some() && other.image.is_none());
+    // Every figure but the image's the same.
+    let figures = |s: &anatomy_core::spec::Spec| {
+        let stats = stats::stats(&graph::build(s).unwrap(), None).unwrap();
+        let mut v = serde_json::to_value(stats).unwrap();
+        let image = v.as_object_mut().unwrap().remove("image");
+        (v, image.is_some())
+    };
+    let ((a, with), (b, without)) = (figures(&runs), figures(&other));
+    assert!(with && !without);
+    assert_eq!(a, b);
+}

@@ -263,11 +263,11 @@ impl ImageEncoder {
 /// (time, row, column), as `sections` shares them out.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Mrope {
-    /// Pairs for time, row and column (`mrope_section`).
+    /// Pairs for time, row and column (`mrope_section`; a longer list goes round the three
+    /// again).
     pub sections: Vec<u64>,
     /// Qwen3-VL's order: row and column take every third pair from the second and third, up to
-    /// three times their share, time the rest; else (Qwen2-VL) time's share first, then row's,
-    /// then column's.
+    /// three times their share, time the rest; else (Qwen2-VL) the shares in turn.
     pub interleaved: bool,
 }
 
@@ -280,9 +280,15 @@ impl Mrope {
                 true if j % 3 == 1 && j < 3 * s(1) => 1,
                 true if j % 3 == 2 && j < 3 * s(2) => 2,
                 true => 0,
-                false if j < s(0) => 0,
-                false if j < s(0) + s(1) => 1,
-                false => 2,
+                // The share holding pair j (transformers' `split`, then `m[i % 3]`).
+                false => {
+                    let mut end = 0;
+                    let share = self.sections.iter().position(|&n| {
+                        end += n as usize;
+                        j < end
+                    });
+                    share.unwrap_or(0) % 3
+                }
             })
             .collect()
     }
@@ -536,5 +542,28 @@ impl Qwen25Vision {
         let layers = depth * (t.layer_flops(n) + 2 * n * d * i)
             - (depth - full) * 4 * (n * n - windowed) * d;
         q.embed_flops(n) + layers + q.merger_flops(t.image, t.image)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Mrope;
+
+    /// Each rotated pair's axis as transformers' recomposition gives it: Qwen2-VL's shares in
+    /// turn (a longer list going round again), Qwen3-VL's interleaved row and column.
+    #[test]
+    fn mrope_gives_each_pair_its_axis() {
+        let m = |sections: &[u64], interleaved| Mrope {
+            sections: sections.to_vec(),
+            interleaved,
+        };
+        assert_eq!(m(&[2, 1, 1], false).axes(4), [0, 0, 1, 2]);
+        assert_eq!(m(&[1, 1, 1, 1], false).axes(4), [0, 1, 2, 0]);
+        assert_eq!(m(&[2, 1, 1], true).axes(4), [0, 1, 2, 0]);
+        let axes = m(&[24, 20, 20], true).axes(64);
+        let count = |a| axes.iter().filter(|&&x| x == a).count();
+        assert_eq!([count(0), count(1), count(2)], [24, 20, 20]);
+        assert_eq!(&axes[57..], [0, 1, 2, 0, 0, 0, 0]);
+        assert!(m(&[16, 24, 24], false).fits(64) && !m(&[16, 24, 24], false).fits(60));
     }
 }

@@ -46,7 +46,10 @@ pub fn gemma3_image(top: &Config) -> Result<Option<ImageInput>> {
             c.float("layer_norm_eps", 1e-6)?,
             activation(c, "hidden_act", "gelu_pytorch_tanh")?,
         ),
-        None => (12, 1e-6, Act::GeluTanh),
+        None => (12, 1e-6, Some(Act::GeluTanh)),
+    };
+    let Some(act) = act else {
+        return Ok(None);
     };
     let tokens = top.size("mm_tokens_per_image", Some(256))?;
     let side = tokens.isqrt();

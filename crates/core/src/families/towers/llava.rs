@@ -622,13 +622,12 @@ fn llava_input(top: &Config, vip: bool) -> Result<Option<ImageInput>> {
             )
         })?],
     };
-    // Hidden states 0 (the embeddings') to the last layer's, counted from the end where negative.
+    // Hidden states 0 (the embeddings') to the last layer's, counted from the end where
+    // negative. An index past them builds (the projector's width counts the states read) but
+    // cannot run: counted, not run.
     let states = t.layers as i64 + 1;
-    if let Some(bad) = layers.iter().find(|&&l| !(-states..states).contains(&l)) {
-        return Err(top.err(
-            "vision_feature_layer",
-            format!("holds {bad}; the tower has {states} hidden states (its embeddings' and {} layers'), so give an index from {} to {}", t.layers, -states, states - 1),
-        ));
+    if layers.iter().any(|l| !(-states..states).contains(l)) {
+        return Ok(None);
     }
     // VipLlava always drops the class token's state.
     let drop_class = vip
@@ -657,7 +656,12 @@ fn llava_input(top: &Config, vip: bool) -> Result<Option<ImageInput>> {
             c.float("layer_norm_eps", 1e-5)?,
             activation(c, "hidden_act", "quick_gelu")?,
         ),
-        None => (16, 1e-5, Act::QuickGelu),
+        None => (16, 1e-5, Some(Act::QuickGelu)),
+    };
+    let (Some(tower_act), Some(projector_act)) =
+        (tower_act, activation(top, "projector_hidden_act", "gelu")?)
+    else {
+        return Ok(None);
     };
     Ok(Some(ImageInput {
         token,
@@ -667,7 +671,7 @@ fn llava_input(top: &Config, vip: bool) -> Result<Option<ImageInput>> {
             projector: "multi_modal_projector.".into(),
             layers,
             drop_class,
-            projector_act: activation(top, "projector_hidden_act", "gelu")?,
+            projector_act,
             projector_bias: vip || top.flag("multimodal_projector_bias", true)?,
             projector_norm: match vip {
                 true => Some(top.float("projector_layernorm_eps", 1e-5)?),

@@ -185,12 +185,10 @@ fn siglip<'a>(top: &Config<'a>) -> Result<Option<Vit<'a>>> {
     vit(top, &["siglip_vision_model"], SIGLIP)
 }
 
-/// The activation `key` of `c` names, one the towers run.
-fn activation(c: &Config, key: &str, default: &str) -> Result<Act> {
-    let name = c.string(key, default)?;
-    Act::parse(&name).ok_or_else(|| {
-        c.err(key, format!("is {name:?}, an activation anatomy does not run; give gelu, gelu_pytorch_tanh, quick_gelu, relu or silu"))
-    })
+/// The activation `key` of `c` names, or `None` for one the towers do not run (the model then
+/// runs no image: its towers are counted as transformers builds them).
+fn activation(c: &Config, key: &str, default: &str) -> Result<Option<Act>> {
+    Ok(Act::parse(&c.string(key, default)?))
 }
 
 impl Vit<'_> {

@@ -103,21 +103,20 @@ pub fn qwen2_vl_image(top: &Config) -> Result<Option<ImageInput>> {
         return Ok(None);
     };
     let v = v.map(|v| v.renamed(&[("num_attention_heads", "num_heads")]));
-    let d = size(&v, "embed_dim", 1280)?;
-    let intermediate = d * size(&v, "mlp_ratio", 4)?;
-    let Some(q) = qwen_vision(
-        top,
-        &v,
-        (14, d, intermediate, 32, "quick_gelu"),
-        [16, 24, 24],
-        false,
-    )?
-    else {
-        return Ok(None);
-    };
-    let q = Qwen2Vision {
+    let hidden = size(&v, "embed_dim", 1280)?;
+    let class = QwenClass {
+        prefix: "visual.",
+        patch: 14,
+        hidden,
+        intermediate: hidden * size(&v, "mlp_ratio", 4)?,
+        depth: 32,
+        act: "quick_gelu",
         out: size(&v, "hidden_size", 3584)?,
-        ..q
+        sections: [16, 24, 24],
+        interleaved: false,
+    };
+    let Some(q) = qwen_vision(top, &v, class)? else {
+        return Ok(None);
     };
     Ok(Some(qwen_input(top, ImageEncoder::Qwen2Vl(q))?))
 }
@@ -140,19 +139,19 @@ fn qwen3_image(top: &Config, kinds: &[&str]) -> Result<Option<ImageInput>> {
         return Ok(None);
     };
     let v = v.map(|v| v.renamed(&[("num_attention_heads", "num_heads")]));
-    let d = size(&v, "hidden_size", 1152)?;
-    let intermediate = size(&v, "intermediate_size", 4304)?;
-    let shape = (16, d, intermediate, 27, "gelu_pytorch_tanh");
-    let Some(q) = qwen_vision(top, &v, shape, [24, 20, 20], true)? else {
-        return Ok(None);
-    };
-    let base = Qwen2Vision {
-        tower: VisionTower {
-            prefix: "model.visual.".into(),
-            ..q.tower
-        },
+    let class = QwenClass {
+        prefix: "model.visual.",
+        patch: 16,
+        hidden: size(&v, "hidden_size", 1152)?,
+        intermediate: size(&v, "intermediate_size", 4304)?,
+        depth: 27,
+        act: "gelu_pytorch_tanh",
         out: size(&v, "out_hidden_size", 3584)?,
-        ..q
+        sections: [24, 20, 20],
+        interleaved: true,
+    };
+    let Some(base) = qwen_vision(top, &v, class)? else {
+        return Ok(None);
     };
     let positions = size(&v, "num_position_embeddings", 2304)?;
     let side = positions.isqrt();
@@ -186,19 +185,21 @@ pub fn qwen2_5_vl_image(top: &Config) -> Result<Option<ImageInput>> {
         return Ok(None);
     };
     let v = v.map(|v| v.renamed(&[("num_attention_heads", "num_heads")]));
-    let d = size(&v, "hidden_size", 3584)?;
-    let intermediate = size(&v, "intermediate_size", 3420)?;
-    let Some(q) = qwen_vision(
-        top,
-        &v,
-        (14, d, intermediate, 32, "silu"),
-        [16, 24, 24],
-        false,
-    )?
-    else {
+    let class = QwenClass {
+        prefix: "visual.",
+        patch: 14,
+        hidden: size(&v, "hidden_size", 3584)?,
+        intermediate: size(&v, "intermediate_size", 3420)?,
+        depth: 32,
+        act: "silu",
+        out: size(&v, "out_hidden_size", 3584)?,
+        sections: [16, 24, 24],
+        interleaved: false,
+    };
+    let Some(base) = qwen_vision(top, &v, class)? else {
         return Ok(None);
     };
-    let window = size(&v, "window_size", 112)? / q.merge.max(1) / q.tower.patch;
+    let window = size(&v, "window_size", 112)? / base.merge.max(1) / base.tower.patch;
     if window == 0 {
         return Ok(None);
     }
@@ -207,10 +208,6 @@ pub fn qwen2_5_vl_image(top: &Config) -> Result<Option<ImageInput>> {
             .list_any("fullatt_block_indexes", |x| x.as_u64(), "a block index")?
             .unwrap_or(vec![7, 15, 23, 31]),
         None => vec![7, 15, 23, 31],
-    };
-    let base = Qwen2Vision {
-        out: size(&v, "out_hidden_size", 3584)?,
-        ..q
     };
     Ok(Some(qwen_input(
         top,
@@ -227,18 +224,35 @@ fn qwen_input(top: &Config, encoder: ImageEncoder) -> Result<ImageInput> {
     })
 }
 
-/// A Qwen vision tower as the image encoders run it, of the vision config `v` with its class's
-/// patch, width, MLP width, depth and activation (`defaults`), under `visual.`, into the text
-/// width (`out`, set by the caller); the M-RoPE split read with `sections` as its class's
-/// default. `None` for a rectangular patch or a head its 2-D rotary halves do not fill.
-fn qwen_vision(
-    top: &Config,
-    v: &Option<Config>,
-    defaults: (u64, u64, u64, u64, &str),
+/// What a Qwen VL class gives its tower: where it sits, its widths as read, and its defaults
+/// for the rest (its patch, depth, activation, M-RoPE split and order).
+struct QwenClass {
+    prefix: &'static str,
+    patch: u64,
+    hidden: u64,
+    intermediate: u64,
+    depth: u64,
+    act: &'static str,
+    out: u64,
     sections: [u64; 3],
     interleaved: bool,
-) -> Result<Option<Qwen2Vision>> {
-    let (patch, hidden, intermediate, depth, act) = defaults;
+}
+
+/// A Qwen vision tower as the image encoders run it, of the vision config `v` and its `class`;
+/// the M-RoPE split read from the language model's config. `None` for a rectangular patch or a
+/// head its 2-D rotary halves do not fill.
+fn qwen_vision(top: &Config, v: &Option<Config>, class: QwenClass) -> Result<Option<Qwen2Vision>> {
+    let QwenClass {
+        prefix,
+        patch,
+        hidden,
+        intermediate,
+        depth,
+        act,
+        out,
+        sections,
+        interleaved,
+    } = class;
     let (Some(patch), Some(frames)) = (
         square(v, "patch_size", patch)?,
         square(v, "temporal_patch_size", 2)?,
@@ -250,6 +264,7 @@ fn qwen_vision(
         return Ok(None);
     }
     let merge = size(v, "spatial_merge_size", 2)?;
+    // An activation anatomy does not run, or an M-RoPE split it cannot read: counted, not run.
     let (act, theta) = match v {
         Some(c) => (
             activation(c, "hidden_act", act)?,
@@ -258,11 +273,14 @@ fn qwen_vision(
                 None => 10_000.0,
             },
         ),
-        None => (Act::parse(act).unwrap_or(Act::Gelu), 10_000.0),
+        None => (Act::parse(act), 10_000.0),
+    };
+    let (Some(act), Some(sections)) = (act, mrope_sections(top, sections)?) else {
+        return Ok(None);
     };
     Ok(Some(Qwen2Vision {
         tower: VisionTower {
-            prefix: "visual.".into(),
+            prefix: prefix.into(),
             image: STATED_SIDE * patch * merge,
             patch,
             channels: size(v, "in_channels", 3)?,
@@ -276,34 +294,29 @@ fn qwen_vision(
         frames,
         merge,
         theta,
-        out: 0,
+        out,
         mrope: Mrope {
-            sections: mrope_sections(top, sections)?,
+            sections,
             interleaved,
         },
     }))
 }
 
 /// The language model's `mrope_section`, where its config gives one, else the class's
-/// `default`.
-fn mrope_sections(top: &Config, default: [u64; 3]) -> Result<Vec<u64>> {
+/// `default`; `None` where it is not a list of sizes.
+fn mrope_sections(top: &Config, default: [u64; 3]) -> Result<Option<Vec<u64>>> {
     let text = top.detached("text_config")?;
     for c in text.iter().chain([top]) {
         for key in ["rope_parameters", "rope_scaling"] {
-            if let Some(r) = c.detached(key)? {
-                if let Some(list) = r.get("mrope_section") {
-                    let bad = || r.err("mrope_section", "must be a list of three sizes");
-                    let list = list.as_array().ok_or_else(bad)?;
-                    return list
-                        .iter()
-                        .map(|n| n.as_u64().ok_or_else(bad))
-                        .collect::<Result<Vec<_>>>()
-                        .and_then(|l| if l.len() == 3 { Ok(l) } else { Err(bad()) });
-                }
+            if let Some(list) = c.detached(key)?.and_then(|r| r.get("mrope_section")) {
+                let sizes = list
+                    .as_array()
+                    .map(|l| l.iter().map(|n| n.as_u64()).collect());
+                return Ok(sizes.flatten());
             }
         }
     }
-    Ok(default.to_vec())
+    Ok(Some(default.to_vec()))
 }
 
 /// Qwen2.5-VL's vision tower: Qwen2-VL's with RMSNorms (no biases), a biased gated MLP, and
