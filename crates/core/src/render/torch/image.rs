@@ -23,7 +23,8 @@ pub(super) fn classes(image: &ImageInput) -> String {
     }
 }
 
-/// The checkpoint's Model: the language model under `module`, the towers beside it.
+/// The checkpoint's Model: the language model under `module` (a Qwen VL's subclasses it, under
+/// no module), the towers beside it.
 pub(super) fn model(spec: &Spec, n: &Names, module: &str, image: &ImageInput) -> String {
     let l = match &image.encoder {
         ImageEncoder::Llava(l) => l,
@@ -173,7 +174,7 @@ ${holders}        self.${tower} = SiglipVision(${channels}, ${image}, ${patch}, 
 /// beside it; the features replace the placeholders' embeddings, Qwen3-VL's deep-stack
 /// features join the first layers' outputs, and the image's tokens take their 3-D positions
 /// while it runs.
-pub(super) fn qwen_vl(
+fn qwen_vl(
     spec: &Spec,
     n: &Names,
     image: &ImageInput,

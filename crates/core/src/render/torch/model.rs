@@ -539,6 +539,7 @@ ${head}${cap}        return logits"#,
         return out;
     }
     if let (Some(image), Some(_)) = (&spec.image, qwen_vl) {
+        // No module: the Model is the language model itself, its tower added.
         out += &super::image::model(spec, n, "", image);
         return out;
     }
