@@ -628,6 +628,11 @@ fn run_chats_about_an_image_as_transformers_processor_does() {
                 .args(["--prompt", text, "--image", image, "--image-backend", "pil"])
                 .output()
                 .unwrap();
+            assert!(
+                out.status.success(),
+                "{name}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
             let got: Value = serde_json::from_slice(&out.stdout).unwrap();
             assert_eq!(&got["generated_ids"], want, "{name}");
         }

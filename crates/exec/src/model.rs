@@ -14,7 +14,7 @@ mod ffn;
 mod gated;
 mod hierarchy;
 mod hyper;
-mod image;
+pub(crate) mod image;
 mod indexer;
 mod kv_conv;
 mod lightning;
@@ -764,12 +764,9 @@ impl Model {
             x = self.with_image(x, ids, pixels)?;
         }
         // An image's tokens that see each other both ways: each query's last key.
-        *self.reach.borrow_mut() = match (image, &spec.image) {
-            (Some(_), Some(i)) if i.encoder.both_ways() => {
-                Some(image::reach(ids, i.token, cache.pos))
-            }
-            _ => None,
-        };
+        *self.reach.borrow_mut() = (image.and(spec.image.as_ref()))
+            .filter(|i| i.encoder.both_ways())
+            .map(|i| image::reach(ids, i.token, cache.pos));
         // M-RoPE: each token's 3-D position, an image's laid out over its grid.
         *self.positions.borrow_mut() =
             match spec.image.as_ref().filter(|i| i.encoder.mrope().is_some()) {

@@ -265,14 +265,9 @@ pub fn pixels(picture: &Picture, opened: &Opened) -> Result<candle_core::Tensor,
             crate::processor::pixels(path, folder, *backend)?
         }
     };
-    // A batch of one is the image.
-    let pixels = match pixels.dims() {
-        [1, _, _, _] => pixels
-            .squeeze(0)
-            .map_err(|e| Error::file(&shown, e.to_string()))?,
-        _ => pixels,
-    };
-    match (input.encoder.misfit(pixels.dims()), picture) {
+    let (pixels, misfit) = crate::model::image::one_image(&input.encoder, &pixels)
+        .map_err(|e| Error::file(&shown, e.to_string()))?;
+    match (misfit, picture) {
         (None, _) => Ok(pixels),
         (Some(want), Picture::Pixels(_)) => Err(Error::file(
             &shown,

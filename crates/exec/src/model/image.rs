@@ -23,11 +23,8 @@ impl Model {
             )
             .into());
         };
-        let pixels = match pixels.dims() {
-            [1, _, _, _] => pixels.squeeze(0)?,
-            _ => pixels.clone(),
-        };
-        if let Some(want) = input.encoder.misfit(pixels.dims()) {
+        let (pixels, misfit) = one_image(&input.encoder, pixels)?;
+        if let Some(want) = misfit {
             return Err(Error::new(
                 &spec.name,
                 "--pixels",
@@ -158,9 +155,7 @@ impl Model {
         let q = split(lin(&a, "self_attn.q_proj")?)?;
         let k = split(lin(&a, "self_attn.k_proj")?)?;
         let vv = split(lin(&a, "self_attn.v_proj")?)?;
-        let scores = (q.contiguous()?.matmul(&k.contiguous()?.t()?)? * (hd as f64).powf(-0.5))?;
-        let o = softmax_rows(&scores)?.matmul(&vv.contiguous()?)?;
-        let o = o.transpose(0, 1)?.reshape((n, d))?;
+        let o = attend_all(&q.contiguous()?, &k.contiguous()?, &vv.contiguous()?, None)?;
         let h = (h + lin(&o, "self_attn.out_proj")?)?;
         let m = ln(&h, "layer_norm2")?;
         let m = apply_act(v.act, &lin(&m, "mlp.fc1")?)?;
@@ -344,13 +339,7 @@ impl Model {
         };
         let q = crate::rope::rotate(&part(0)?.contiguous()?, cos, sin, false)?;
         let k = crate::rope::rotate(&part(1)?.contiguous()?, cos, sin, false)?;
-        let vv = part(2)?.contiguous()?;
-        let mut scores = (q.matmul(&k.t()?)? * (hd as f64).powf(-0.5))?;
-        if let Some(mask) = mask {
-            scores = scores.broadcast_add(mask)?;
-        }
-        let o = softmax_rows(&scores)?.matmul(&vv)?;
-        let o = o.transpose(0, 1)?.reshape((n, d))?;
+        let o = attend_all(&q, &k, &part(2)?.contiguous()?, mask)?;
         let h = (h + lin(&o, "attn.proj")?)?;
         let m = self.qwen_norm(kind, &h, &at("norm2"))?;
         let m = match kind {
@@ -540,6 +529,29 @@ pub(super) fn positions(
     }
     out.truncate(ids.len());
     (out, next - start - ids.len() as i64)
+}
+
+/// One processed image as `encoder` takes it (a batch of one is the image), and why it does not
+/// fit the tower, where it does not (the shape it takes).
+pub(crate) fn one_image(encoder: &ImageEncoder, pixels: &Tensor) -> R<(Tensor, Option<String>)> {
+    let pixels = match pixels.dims() {
+        [1, _, _, _] => pixels.squeeze(0)?,
+        _ => pixels.clone(),
+    };
+    let misfit = encoder.misfit(pixels.dims());
+    Ok((pixels, misfit))
+}
+
+/// A tower's attention among every token (or where `mask`, [n, n] of 0 and -inf, lets it) of
+/// `q`, `k`, `v` ([heads, n, head dim]), scaled by head dim^-½: the heads side by side, [n, d].
+fn attend_all(q: &Tensor, k: &Tensor, v: &Tensor, mask: Option<&Tensor>) -> R<Tensor> {
+    let (heads, n, hd) = q.dims3()?;
+    let mut scores = (q.matmul(&k.t()?)? * (hd as f64).powf(-0.5))?;
+    if let Some(mask) = mask {
+        scores = scores.broadcast_add(mask)?;
+    }
+    let o = softmax_rows(&scores)?.matmul(v)?;
+    o.transpose(0, 1)?.reshape((n, heads * hd))
 }
 
 /// Softmax over the last dim, each row by the executor's own softmax.

@@ -87,6 +87,15 @@ fn defaults(class: &str) -> Option<Defaults> {
         .strip_suffix("Fast")
         .or_else(|| class.strip_suffix("Pil"))
         .unwrap_or(class);
+    let vit = Defaults {
+        filter: Filter::Bilinear,
+        mean: HALF,
+        std: HALF,
+        size: square(224),
+        crop: None,
+        square: true,
+        convert_rgb: false,
+    };
     Some(match base {
         "CLIPImageProcessor" | "BitImageProcessor" => Defaults {
             filter: Filter::Bicubic,
@@ -106,24 +115,11 @@ fn defaults(class: &str) -> Option<Defaults> {
             square: false,
             convert_rgb: true,
         },
-        "ViTImageProcessor" => Defaults {
-            filter: Filter::Bilinear,
-            mean: HALF,
-            std: HALF,
-            size: square(224),
-            crop: None,
-            square: true,
-            convert_rgb: false,
-        },
-        // With pan and scan off, as by default (refused otherwise).
+        "ViTImageProcessor" => vit,
+        // ViT's, converting to RGB; with pan and scan off, as by default (refused otherwise).
         "Gemma3ImageProcessor" => Defaults {
-            filter: Filter::Bilinear,
-            mean: HALF,
-            std: HALF,
-            size: square(224),
-            crop: None,
-            square: true,
             convert_rgb: true,
+            ..vit
         },
         // Its factor and area bounds are the class's; `smart` reads the file's.
         "Qwen2VLImageProcessor" => Defaults {

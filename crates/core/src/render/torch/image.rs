@@ -114,11 +114,7 @@ ${holders}        self.${tower} = ClipVision(${channels}, ${image}, ${patch}, ${
 /// Gemma 3's Model: the features go in after the decoder scales its embeddings (a hook before
 /// its first layer), and its image's tokens see each other both ways while it runs.
 fn gemma3(spec: &Spec, n: &Names, module: &str, image: &ImageInput, g: &Gemma3Vision) -> String {
-    let embed = n.path(Role::Embed);
-    let layers = match embed.rsplit_once('.') {
-        Some((decoder, _)) => format!("{decoder}.layers"),
-        None => "layers".into(),
-    };
+    let layers = decoder_layers(n);
     let mut vars = tower_vars(&g.tower);
     vars.extend([
         ("module", module.to_string()),
@@ -182,11 +178,7 @@ fn qwen_vl(
     (class, extra): (&str, String),
     three: Option<&Qwen3Vision>,
 ) -> String {
-    let embed = n.path(Role::Embed);
-    let layers = match embed.rsplit_once('.') {
-        Some((decoder, _)) => format!("{decoder}.layers"),
-        None => "layers".into(),
-    };
+    let (embed, layers) = (n.path(Role::Embed), decoder_layers(n));
     let mut vars = tower_vars(&q.tower);
     vars.extend([
         ("frames", q.frames.to_string()),
@@ -255,6 +247,14 @@ class Model(LanguageModel):
             IMAGE_POSITIONS = None"#,
         &vars,
     )
+}
+
+/// The attribute path of the language model's decoder layers, beside its embedding's.
+fn decoder_layers(n: &Names) -> String {
+    match n.path(Role::Embed).rsplit_once('.') {
+        Some((decoder, _)) => format!("{decoder}.layers"),
+        None => "layers".into(),
+    }
 }
 
 /// The empty modules a tower's attribute path passes through (`vision_tower` of
