@@ -5,6 +5,8 @@ transformers computes for fixed token ids.
 
 Writes crates/exec/tests/fixtures/<name>/{config.json, model.safetensors, expected.json}.
 Usage: python3 scripts/make_exec_fixtures.py [NAME ...]   (needs: pip install torch transformers)
+The image fixtures (image/*) also need Pillow, and torchvision for Qwen2-VL's video processor,
+installed beside the venv as scripts/make_processor_fixtures.py says.
 """
 import json
 import sys
