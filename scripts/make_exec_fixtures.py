@@ -1691,6 +1691,109 @@ def make_qwen2_vl_image(name, raw):
     print(f"image/{name}: {sum(p.numel() for p in model.parameters()):,} params, logits {tuple(logits.shape)}, grid {grid}")
 
 
+# Llama 4 seeing an image as its processor tiles it (torchvision's backend, bfloat16 values): a
+# JPEG of 40×61 pixels onto 2×2 tiles of 28 (each 4×4 patches of 7, shuffled to 2×2 features)
+# and the whole image as a fifth, 20 `<|patch|>` placeholders among the processor's separators;
+# a chunked attention layer (chunks of 8, shorter than the prompt) and a NoPE one around experts.
+LLAMA4_TEXT = {"model_type": "llama4_text", "hidden_size": 32, "intermediate_size": 48, "intermediate_size_mlp": 64,
+               "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 8,
+               "vocab_size": 96, "num_local_experts": 2, "num_experts_per_tok": 1, "attention_chunk_size": 8,
+               "no_rope_layers": [1, 0], "pad_token_id": 0}
+LLAMA4_IMAGES = {
+    "llama4-jpeg": {"model_type": "llama4", "architectures": ["Llama4ForConditionalGeneration"],
+                    "boi_token_index": 88, "eoi_token_index": 89, "image_token_index": 91, "text_config": LLAMA4_TEXT,
+                    "vision_config": {"model_type": "llama4_vision_model", "hidden_size": 16, "intermediate_size": 64,
+                                      "num_hidden_layers": 2, "num_attention_heads": 2, "image_size": 28,
+                                      "patch_size": 7, "projector_input_dim": 24, "projector_output_dim": 24,
+                                      "vision_output_dim": 24}},
+    # The catalog's Llama 4 Scout as its toy copy keeps it (every key; widths shrunk), its tile
+    # shrunk to 56 pixels (4×4 patches of 14, 2×2 features) and its adapter widened to the
+    # shuffled width (the toy shrinks both to 32, which cannot run an image).
+    "llama-4-scout-17b-16e": "toy/llama-4-scout-17b-16e",
+}
+LLAMA4_CHAT = ("{{ bos_token }}{% for message in messages %}<|header_start|> {{ message['role'] }} <|header_end|> "
+               "{% for content in message['content'] %}{% if content['type'] == 'image' %}<|image|>"
+               "{% elif content['type'] == 'text' %} {{ content['text'] }}{% endif %}{% endfor %} <|eot|> "
+               "{% endfor %}{% if add_generation_prompt %}<|header_start|> assistant <|header_end|>{% endif %}")
+LLAMA4_TOKENS = ["<|image_start|>", "<|image_end|>", "<|image|>", "<|patch|>", "<|tile_x_separator|>",
+                 "<|tile_y_separator|>"]
+
+
+def llama4_processor(d, raw):
+    """The image (image.jpg) and Llama4Processor saved in `d` for the model `raw` configures: its
+    tokens from the start-of-image id on, in the processor's order."""
+    import tempfile
+    from tokenizers import AddedToken, Tokenizer, models, pre_tokenizers, processors
+    from transformers import AutoImageProcessor, Llama4Processor, PreTrainedTokenizerFast
+    photo(d / "image.jpg", 40, 61, 14, lambda x, y: [x * 3.0, y * 4.0, (x + 2 * y) * 1.5])
+    v = raw["vision_config"]
+    side = v["image_size"]
+    settings = {"image_processor_type": "Llama4ImageProcessor", "size": {"height": side, "width": side},
+                "max_patches": 4}
+    with tempfile.TemporaryDirectory() as tmp:
+        (Path(tmp) / "preprocessor_config.json").write_text(json.dumps(settings))
+        image_processor = AutoImageProcessor.from_pretrained(tmp, backend="torchvision")
+    special = ["<pad>", "<|begin_of_text|>", "<|eot|>", "<|header_start|>", "<|header_end|>"]
+    words = special + ["user", "assistant", "What", "is", "this?"]
+    at = {raw["boi_token_index"] + i: t for i, t in enumerate(LLAMA4_TOKENS)}
+    assert at[raw["image_token_index"]] == "<|patch|>"
+    size = raw["text_config"]["vocab_size"]
+    vocab = {at.get(i, words[i] if i < len(words) else f"w{i}"): i for i in range(size)}
+    tok = Tokenizer(models.WordLevel(vocab, unk_token="<pad>"))
+    tok.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+    tok.post_processor = processors.TemplateProcessing(single="<|begin_of_text|> $A",
+                                                       special_tokens=[("<|begin_of_text|>", 1)])
+    tok.add_special_tokens([AddedToken(t, special=True) for t in special + LLAMA4_TOKENS])
+    fast = PreTrainedTokenizerFast(tokenizer_object=tok, bos_token="<|begin_of_text|>", eos_token="<|eot|>",
+                                   pad_token="<pad>", unk_token="<pad>")
+    processor = Llama4Processor(image_processor=image_processor, tokenizer=fast, chat_template=LLAMA4_CHAT,
+                                patch_size=v["patch_size"], pixel_shuffle_ratio=v.get("pixel_shuffle_ratio", 0.5))
+    processor.save_pretrained(d)
+    return processor
+
+
+def make_llama4_image(name, raw):
+    import numpy
+    from torch.utils.flop_counter import FlopCounterMode
+    catalog = isinstance(raw, str)
+    if catalog:
+        raw = json.loads((OUT / raw / "config.json").read_text())
+        v = raw["vision_config"]
+        v["image_size"] = 56
+        v["intermediate_size"] = v["hidden_size"] * 4
+        size = raw["text_config"]["vocab_size"]
+        raw["boi_token_index"], raw["eoi_token_index"], raw["image_token_index"] = size - 8, size - 7, size - 5
+    model, d, processor, image = image_model(name, raw, llama4_processor)
+
+    def run(inputs):  # the processor's bfloat16 pixels as float32 (exact)
+        return logits_of_inputs(model, {**inputs, "pixel_values": inputs["pixel_values"].float()})
+
+    prompt = "<|image|> What is this?"
+    plain = processor(text=[prompt], images=[image], return_tensors="pt")
+    pixels = plain["pixel_values"].float()
+    logits = run(plain)
+    numpy.save(d / "pixels.npy", pixels.numpy())
+    # The figures are stated for an image of one tile.
+    counter = FlopCounterMode(display=False)
+    with counter, torch.no_grad():
+        model.get_image_features(pixels[:1])
+    expected = {"transformers": transformers.__version__, "ids": plain["input_ids"][0].tolist(),
+                "prompt_text": prompt, "logits": logits.tolist(), "image_flops": counter.get_total_flops(),
+                "image_tokens": (plain["input_ids"][0] == raw["image_token_index"]).sum().item() // len(pixels),
+                "image_backend": "torchvision"}
+    # The chat as transformers' processor tokenizes it (its template writes the BOS, so none is
+    # added).
+    chat = [{"role": "user", "content": [{"type": "image", "image": image}, {"type": "text", "text": QUESTION}]}]
+    text = processor.apply_chat_template(chat, add_generation_prompt=True)
+    inputs = processor.apply_chat_template(chat, add_generation_prompt=True, tokenize=True, return_dict=True,
+                                           return_tensors="pt")
+    expected["chat"] = {"prompt": QUESTION, "text": text, "ids": inputs["input_ids"][0].tolist(),
+                        "logits": run(inputs).tolist()}
+    (d / "expected.json").write_text(json.dumps(expected) + "\n")
+    print(f"image/{name}: {sum(p.numel() for p in model.parameters()):,} params, logits {tuple(logits.shape)}, "
+          f"tiles {tuple(pixels.shape)}")
+
+
 if __name__ == "__main__":
     only = set(sys.argv[1:])
     for name, raw in IMAGES.items():
@@ -1702,6 +1805,9 @@ if __name__ == "__main__":
     for name, raw in QWEN2_VL_IMAGES.items():
         if not only or name in only:
             make_qwen2_vl_image(name, raw)
+    for name, raw in LLAMA4_IMAGES.items():
+        if not only or name in only:
+            make_llama4_image(name, raw)
     for name, raw in CONFIGS.items():
         if not only or name in only:
             make(name, raw)

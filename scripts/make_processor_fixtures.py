@@ -84,7 +84,16 @@ CASES = {
     "qwen2-vl-most": ("q75.jpg", "Qwen2VLImageProcessor", {"size": {"shortest_edge": 100, "longest_edge": 900},
                                                            "patch_size": 5, "merge_size": 2}),
     "qwen2-vl-fewest": ("progressive.jpg", "Qwen2VLImageProcessor", {"min_pixels": 4000, "max_pixels": 100000}),
+    # Llama 4's tiles (torchvision's backend alone; rescaled and normalized in bfloat16): one
+    # tile, the image enlarged to it; 2×3 tiles, shrunk, and the whole image as a seventh; the
+    # largest canvas, enlarged onto 2×2 tiles.
+    "llama4-one-tile": ("q75.jpg", "Llama4ImageProcessor", {"size": {"height": 56, "width": 56}}),
+    "llama4-tiles": ("rgb.png", "Llama4ImageProcessor", {"size": {"height": 16, "width": 16}, "max_patches": 6}),
+    "llama4-max-canvas": ("grey.jpg", "Llama4ImageProcessor", {"size": {"height": 40, "width": 40}, "max_patches": 4,
+                                                               "resize_to_max_canvas": True}),
 }
+# Cases whose class has torchvision's backend alone: no pixels.npy.
+TORCHVISION_ONLY = {"llama4-one-tile", "llama4-tiles", "llama4-max-canvas"}
 # Cases whose config is saved nested in processor_config.json, as a processor's save_pretrained
 # writes it since transformers 5, rather than as preprocessor_config.json.
 NESTED = {"clip-jpeg"}
@@ -95,7 +104,10 @@ FULL = {"clip-png", "clip-jpeg", "qwen2-vl-round"}
 
 def processed(processor, path):
     """The processor's pixel values of the image at `path`, [3, H, W]: Qwen2-VL's flattened
-    patches put back into the image they were cut from (their frames are copies)."""
+    patches put back into the image they were cut from (their frames are copies); Llama 4's
+    tiles [tiles, 3, S, S] (bfloat16, as float32)."""
+    if "Llama4" in type(processor).__name__:
+        return processor(images=Image.open(path), return_tensors="pt")["pixel_values"].float().numpy()
     out = processor(images=Image.open(path), return_tensors="np")
     if "image_grid_thw" not in out:
         return out["pixel_values"][0]
@@ -118,13 +130,19 @@ def main():
         config = {"image_processor_type": cls, **settings}
         with tempfile.TemporaryDirectory() as tmp:
             (pathlib.Path(tmp) / "preprocessor_config.json").write_text(json.dumps(config))
+            tv = AutoImageProcessor.from_pretrained(tmp, backend="torchvision")
+            assert tv.backend == "torchvision", tv
+            if case in TORCHVISION_ONLY:
+                pixels = processed(tv, path)
+                numpy.save(d / "pixels_torchvision.npy", pixels.astype(numpy.float32))
+                (d / "preprocessor_config.json").write_text(json.dumps(config, indent=2) + "\n")
+                print(f"{case}: {image} through {cls}: {pixels.shape}, torchvision's alone")
+                continue
             pil = AutoImageProcessor.from_pretrained(tmp, backend="pil")
             assert pil.backend == "pil", pil
             # Every setting as the class holds it, saved as transformers saves it.
             saved = pil.to_dict()
             pixels = processed(pil, path)
-            tv = AutoImageProcessor.from_pretrained(tmp, backend="torchvision")
-            assert tv.backend == "torchvision", tv
             try:
                 other = processed(tv, path)
                 numpy.save(d / "pixels_torchvision.npy", other.astype(numpy.float32))

@@ -77,13 +77,29 @@ def towers(binary, model_type):
     return "towers named and drawn, not run"
 
 
+def runs_images(binary):
+    """The causal-LM types whose wrapper anatomy runs on an image: those of a catalog config whose
+    stats have figures per image (a type's default config may not fit its tower to its
+    projector, as Llama 4's does not)."""
+    out = set()
+    for path in sorted((ROOT / "crates/core/catalog").glob("*.json")):
+        model_type = json.loads(path.read_text()).get("model_type")
+        stats = json.loads(subprocess.run([binary, "stats", str(path), "--json"], check=True,
+                                          capture_output=True, text=True).stdout)
+        if "image" in stats:
+            out.add(model_type)
+    return out
+
+
 def main():
     binary = sys.argv[1] if len(sys.argv) > 1 else str(ROOT / "target/debug/anatomy")
     lines = subprocess.run([binary, "list", "--model-types"], check=True, capture_output=True,
                            text=True).stdout.splitlines()[1:]
     read = {l.split()[0]: " ".join(l.split()[1:-1]) for l in lines if l.strip()}
     types = sorted(MODEL_FOR_CAUSAL_LM_MAPPING_NAMES)
-    rows = [(t, status(t, read)) for t in types]
+    images_run = runs_images(binary)
+    rows = [(t, status(t, read) + (": run on an image (--image, --pixels)" if t in images_run else ""))
+            for t in types]
     images = sorted(set(MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING_NAMES) - set(types))
     image_rows = [(t, f"read ({read[t]}): {towers(binary, t)}" if t in read else
                    "not yet: image-text-to-text (its towers and the language model between them)")

@@ -1184,6 +1184,15 @@ fn run_model(path: &Path, req: Request, lenient: bool) -> Result<String, Error> 
         (None, None) => opened.tokenizer().ok(),
         (None, Some(_)) => None,
     };
+    // An image: read before the weights (a bad file fails fast), and before the prompt, whose
+    // layout of the image may follow its tiles (Llama 4's).
+    let (pixels, tiles) = match &req.picture {
+        Some(p) => {
+            let (pixels, tiles) = session::pixels(p, &opened)?;
+            (Some(pixels), tiles)
+        }
+        None => (None, None),
+    };
     // With --chat, the text the template made of the prompt (reported by --json).
     let mut chat_text = None;
     let (ids, arg) = match (&req.prompt, &req.ids, &tok) {
@@ -1198,7 +1207,7 @@ fn run_model(path: &Path, req: Request, lenient: bool) -> Result<String, Error> 
                 images > 0 && (template.bos.is_empty() || !text.starts_with(&template.bos));
             let framed = match images {
                 0 => text.clone(),
-                _ => session::framed(&text, &opened.spec, t),
+                _ => session::framed(&text, &opened.spec, t, tiles, &shown)?,
             };
             let ids = session::encode(t, &framed, specials, &shown)?;
             chat_text = Some(text);
@@ -1208,7 +1217,7 @@ fn run_model(path: &Path, req: Request, lenient: bool) -> Result<String, Error> 
             // As transformers' `tokenizer(prompt)`: with what the post-processor adds, the
             // image's placeholders framed as its processor frames them.
             let text = match &req.picture {
-                Some(_) => session::framed(p, &opened.spec, t),
+                Some(_) => session::framed(p, &opened.spec, t, tiles, &shown)?,
                 None => p.clone(),
             };
             let mut ids = session::encode(t, &text, true, &shown)?;
@@ -1231,12 +1240,7 @@ fn run_model(path: &Path, req: Request, lenient: bool) -> Result<String, Error> 
     } else {
         req.max_tokens
     };
-    // An image: read before the weights (a bad file fails fast), its placeholders as the
-    // processor expands them.
-    let pixels = match &req.picture {
-        Some(p) => Some(session::pixels(p, &opened)?),
-        None => None,
-    };
+    // The image's placeholders as the processor expands them.
     let ids = match &pixels {
         Some(p) => {
             let ids = session::with_placeholders(&ids, p, &opened.spec);

@@ -558,6 +558,8 @@ fn run_chats_about_an_image_as_transformers_processor_does() {
         "image/qwen3-vl-4b-instruct",
         "image/qwen2_5-vl-jpeg",
         "image/qwen3-vl-moe-jpeg",
+        "image/llama4-jpeg",
+        "image/llama-4-scout-17b-16e",
     ] {
         let model = exec_fixture(name);
         let image = model.join("image.jpg");
@@ -595,6 +597,8 @@ fn run_chats_about_an_image_as_transformers_processor_does() {
             (got, npy::max_diff(&data, &rows(want)))
         };
         let image = image.to_str().unwrap();
+        // The backend the fixture's processor ran with (Llama 4's has torchvision's alone).
+        let backend = expected["image_backend"].as_str().unwrap_or("pil");
         if let Some(chat) = expected.get("chat") {
             let question = chat["prompt"].as_str().unwrap();
             let args = [
@@ -604,7 +608,7 @@ fn run_chats_about_an_image_as_transformers_processor_does() {
                 "--image",
                 image,
                 "--image-backend",
-                "pil",
+                backend,
             ];
             let (got, worst) = run(&args, &chat["logits"]);
             assert_eq!(got["prompt_text"], chat["text"], "{name}");
@@ -612,7 +616,14 @@ fn run_chats_about_an_image_as_transformers_processor_does() {
             assert!(worst < 1e-4, "{name}: max |Δlogit| = {worst}");
         }
         if let Some(text) = expected["prompt_text"].as_str() {
-            let args = ["--prompt", text, "--image", image, "--image-backend", "pil"];
+            let args = [
+                "--prompt",
+                text,
+                "--image",
+                image,
+                "--image-backend",
+                backend,
+            ];
             let (got, worst) = run(&args, &expected["logits"]);
             assert_eq!(got["prompt_ids"], expected["ids"], "{name}");
             assert!(worst < 1e-4, "{name}: max |Δlogit| = {worst}");
@@ -625,7 +636,14 @@ fn run_chats_about_an_image_as_transformers_processor_does() {
             let out = anatomy()
                 .args(["run", model.to_str().unwrap(), "--json", "--ignore-eos"])
                 .args(["--max-tokens", &want.as_array().unwrap().len().to_string()])
-                .args(["--prompt", text, "--image", image, "--image-backend", "pil"])
+                .args([
+                    "--prompt",
+                    text,
+                    "--image",
+                    image,
+                    "--image-backend",
+                    backend,
+                ])
                 .output()
                 .unwrap();
             assert!(

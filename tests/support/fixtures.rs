@@ -47,13 +47,18 @@ pub fn images() -> Vec<PathBuf> {
 }
 
 /// Images through image processors (`scripts/make_processor_fixtures.py`): each folder holds
-/// `image.png` or `image.jpg`, the processor's config and transformers' `pixels.npy`.
+/// `image.png` or `image.jpg`, the processor's config and transformers' `pixels.npy` (the PIL
+/// backend's) or `pixels_torchvision.npy` or both.
 #[allow(dead_code)]
 pub fn processed() -> Vec<PathBuf> {
     let mut out: Vec<PathBuf> = std::fs::read_dir(root().join("processor"))
         .unwrap()
         .map(|e| e.unwrap().path())
-        .filter(|p| p.join("pixels.npy").is_file())
+        .filter(|p| {
+            ["pixels.npy", "pixels_torchvision.npy"]
+                .iter()
+                .any(|f| p.join(f).is_file())
+        })
         .collect();
     out.sort();
     out

@@ -108,7 +108,8 @@ fn held_out_configs_render_a_page() {
 }
 
 /// An image's tower says how the image runs through it and joins the language model, with the
-/// model's numbers: Qwen3-VL's token per 32×32 pixels, its M-RoPE split and deep-stack blocks.
+/// model's numbers: Qwen3-VL's token per 32×32 pixels, its M-RoPE split and deep-stack blocks;
+/// Llama 4's tiles, features per tile and pixel shuffle.
 #[test]
 fn an_image_towers_page_says_how_its_image_joins() {
     let loaded = source::load("qwen3-vl-4b-instruct", false).unwrap();
@@ -126,6 +127,22 @@ fn an_image_towers_page_says_how_its_image_joins() {
             q.base.mrope.sections
         ),
         format!("outputs of blocks {:?}", q.deepstack),
+    ] {
+        assert!(html.contains(&said), "{said}");
+    }
+    // Llama 4 Scout's: tiles of its tower's side, each tile's features, its shuffle.
+    let loaded = source::load("llama-4-scout-17b-16e", false).unwrap();
+    let Some(anatomy_core::spec::ImageEncoder::Llama4(l)) =
+        loaded.spec.image.as_ref().map(|i| &i.encoder)
+    else {
+        panic!("Llama 4 runs no image: {:?}", loaded.spec.image)
+    };
+    let html = page_of("llama-4-scout-17b-16e");
+    let side = l.tower.image;
+    for said in [
+        format!("tiles of {side}×{side} pixels"),
+        format!("each tile's {} features", l.features()),
+        format!("each {0}×{0} patches are shuffled", l.shuffle),
     ] {
         assert!(html.contains(&said), "{said}");
     }

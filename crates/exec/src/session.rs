@@ -7,7 +7,7 @@ use crate::tokenizer::Encoder;
 use crate::weights::Weights;
 use anatomy_checkpoint::{Checkpoint, Format};
 use anatomy_core::graph::Graph;
-use anatomy_core::spec::Spec;
+use anatomy_core::spec::{ImageEncoder, Spec};
 use anatomy_core::values::Values;
 use anatomy_core::Error;
 use std::path::Path;
@@ -243,8 +243,12 @@ impl Picture {
 
 /// The pixel values of `picture` for the model `opened` holds: the `.npy` file read, or the
 /// image file through the image processor beside the checkpoint; either checked against what
-/// the tower takes before any weight is read.
-pub fn pixels(picture: &Picture, opened: &Opened) -> Result<candle_core::Tensor, Error> {
+/// the tower takes before any weight is read. And, for Llama 4, the canvas's rows and columns
+/// of tiles where they are known (from the processor, or one tile given).
+pub fn pixels(
+    picture: &Picture,
+    opened: &Opened,
+) -> Result<(candle_core::Tensor, Option<[usize; 2]>), Error> {
     let spec = &opened.spec;
     let path = picture.path();
     let shown = path.display().to_string();
@@ -258,17 +262,22 @@ pub fn pixels(picture: &Picture, opened: &Opened) -> Result<candle_core::Tensor,
             ),
         ));
     };
-    let pixels = match picture {
-        Picture::Pixels(_) => npy_pixels(path, input.encoder.pixels())?,
+    let (pixels, tiles) = match picture {
+        Picture::Pixels(_) => (npy_pixels(path, input.encoder.pixels())?, None),
         Picture::File(_, backend) => {
             let folder = Path::new(&opened.checkpoint.path);
-            crate::processor::pixels(path, folder, *backend)?
+            crate::processor::processed(path, folder, *backend)?
         }
     };
     let (pixels, misfit) = crate::model::image::one_image(&input.encoder, &pixels)
         .map_err(|e| Error::file(&shown, e.to_string()))?;
+    // One tile given is a canvas of one.
+    let tiles = match (&input.encoder, pixels.rank()) {
+        (ImageEncoder::Llama4(_), 3) => Some([1, 1]),
+        _ => tiles,
+    };
     match (misfit, picture) {
-        (None, _) => Ok(pixels),
+        (None, _) => Ok((pixels, tiles)),
         (Some(want), Picture::Pixels(_)) => Err(Error::file(
             &shown,
             format!(
@@ -287,21 +296,55 @@ pub fn pixels(picture: &Picture, opened: &Opened) -> Result<candle_core::Tensor,
 }
 
 /// `text` as the model's processor writes it before tokenizing, where the processor frames an
-/// image's placeholders (Gemma 3's): each opening token written in it becomes
-/// `"\n\n" + open + placeholder × features + close + "\n\n"`. Other text is kept.
-pub fn framed(text: &str, spec: &Spec, tok: &Encoder) -> String {
+/// image's placeholders: Gemma 3's turns each opening token written in it into
+/// `"\n\n" + open + placeholder × features + close + "\n\n"`; Llama 4's turns each
+/// `<|image|>` into its layout of the image's tiles `tiles` (rows, columns): the opening token,
+/// each tile's placeholders row by row (a separator between columns and after each row), then
+/// `<|image|>` and the whole image's, and the closing token; one tile alone has no separators.
+/// Other text is kept; an error at `file` where Llama 4's layout needs a canvas not known.
+pub fn framed(
+    text: &str,
+    spec: &Spec,
+    tok: &Encoder,
+    tiles: Option<[usize; 2]>,
+    file: &str,
+) -> Result<String, Error> {
     let Some(input) = &spec.image else {
-        return text.to_string();
+        return Ok(text.to_string());
     };
     let Some((open, close)) = input.frame else {
-        return text.to_string();
+        return Ok(text.to_string());
     };
     let (Some(o), Some(c), Some(p)) = (tok.token(open), tok.token(close), tok.token(input.token))
     else {
-        return text.to_string();
+        return Ok(text.to_string());
     };
     let placeholders = p.repeat(input.encoder.features() as usize);
-    text.replace(&o, &format!("\n\n{o}{placeholders}{c}\n\n"))
+    match &input.encoder {
+        ImageEncoder::Llama4(_) => {
+            // Llama4Processor's own tokens (its defaults, which checkpoints keep).
+            const IMAGE: &str = "<|image|>";
+            if !text.contains(IMAGE) {
+                return Ok(text.to_string());
+            }
+            let Some([rows, cols]) = tiles else {
+                return Err(Error::new(file, "--pixels", "holds several tiles, whose canvas (rows × columns) Llama 4's prompt lays out and the pixels do not say: give the image with --image, or the ids with the processor's layout written (--ids)"));
+            };
+            let mut layout = o;
+            if rows * cols > 1 {
+                let row = vec![placeholders.as_str(); cols].join("<|tile_x_separator|>");
+                layout += &format!("{row}<|tile_y_separator|>").repeat(rows);
+            }
+            Ok(text.replace(IMAGE, &format!("{layout}{IMAGE}{placeholders}{c}")))
+        }
+        ImageEncoder::Gemma3(_)
+        | ImageEncoder::Llava(_)
+        | ImageEncoder::Qwen2Vl(_)
+        | ImageEncoder::Qwen25Vl(_)
+        | ImageEncoder::Qwen3Vl(_) => {
+            Ok(text.replace(&o, &format!("\n\n{o}{placeholders}{c}\n\n")))
+        }
+    }
 }
 
 /// An f32 `.npy` file of at most about `values` values.
@@ -349,7 +392,10 @@ pub fn with_placeholders(ids: &[u32], pixels: &candle_core::Tensor, spec: &Spec)
         return ids.to_vec();
     };
     let placeholder = |id: &u32| u64::from(*id) == input.token;
-    if ids.iter().filter(|id| placeholder(id)).count() != 1 {
+    // Llama 4's placeholders sit among its processor's separators: a prompt lays them out.
+    if ids.iter().filter(|id| placeholder(id)).count() != 1
+        || matches!(input.encoder, ImageEncoder::Llama4(_))
+    {
         return ids.to_vec();
     }
     let n = input.encoder.features_of(pixels.dims()) as usize;

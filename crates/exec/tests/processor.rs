@@ -2,9 +2,10 @@
 //! (`scripts/make_processor_fixtures.py`): PNG and JPEG images of each kind Pillow writes, through
 //! CLIP's, SigLIP's, ViT's, BLIP's and BiT's processors with every convolution filter, sizes that
 //! shrink, grow and crop past the image, Qwen2-VL's smart resize in each of its branches (the
-//! pixels before they are cut into patches), and settings from the file or the class's defaults; the
-//! pixel values agree within 1e-6 with the PIL backend's and with the torchvision backend's
-//! (which has no box or Hamming filter: refused).
+//! pixels before they are cut into patches), Llama 4's tiles (one, several with the whole image
+//! as one more, the largest canvas; in bfloat16, torchvision's backend alone), and settings from
+//! the file or the class's defaults; the pixel values agree within 1e-6 with the PIL backend's
+//! and with the torchvision backend's (where a backend lacks a filter or a class: refused).
 
 use anatomy_exec::processor::Backend;
 use anatomy_exec::{npy, processor};
@@ -36,7 +37,7 @@ fn pixels_match_transformers_processors() {
             let Ok(bytes) = std::fs::read(dir.join(file)) else {
                 // torchvision has no such filter: transformers fails, and so does anatomy.
                 let e = got.unwrap_err().to_string();
-                assert!(e.contains("--image-backend pil"), "{name}: {e}");
+                assert!(e.contains("--image-backend"), "{name}: {e}");
                 continue;
             };
             torchvision += usize::from(backend == Backend::Torchvision);
@@ -57,8 +58,8 @@ fn pixels_match_transformers_processors() {
 }
 
 /// The image fixtures that see a JPEG through their saved processor (LLaVA's CLIP processor,
-/// Gemma 3's, Qwen2-VL's): the pixels they ran on are transformers' processor's, and anatomy's
-/// equal them.
+/// Gemma 3's, Qwen2-VL's; Llama 4's, whose backend is torchvision's alone): the pixels they ran
+/// on are transformers' processor's, and anatomy's equal them.
 #[test]
 fn image_fixtures_pixels_are_their_processors() {
     let dirs: Vec<_> = fixtures::images()
@@ -68,8 +69,15 @@ fn image_fixtures_pixels_are_their_processors() {
     assert!(dirs.len() >= 2, "{dirs:?}");
     for dir in dirs {
         let name = fixtures::name(&dir);
+        let expected: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.join("expected.json")).unwrap())
+                .unwrap();
+        let backend = match expected["image_backend"].as_str() {
+            Some("torchvision") => Backend::Torchvision,
+            _ => Backend::Pil,
+        };
         let (_, want) = npy::decode_f32(&std::fs::read(dir.join("pixels.npy")).unwrap()).unwrap();
-        let got = processor::pixels(&dir.join("image.jpg"), &dir, Backend::Pil)
+        let got = processor::pixels(&dir.join("image.jpg"), &dir, backend)
             .unwrap_or_else(|e| panic!("{name}: {e}"));
         let got: Vec<f32> = got.flatten_all().unwrap().to_vec1().unwrap();
         assert_eq!(got.len(), want.len(), "{name}");

@@ -5501,6 +5501,7 @@ pub static FAMILIES: &[Family] = &[
                 towers::llama4_projector,
             ),
         ],
+        image: Some(towers::llama4_image),
         // The language model owns the head: the wrapper's own tie flag changes nothing.
         ..own(
             "llama4",

@@ -68,6 +68,11 @@ pub enum ImageEncoder {
     /// Qwen2.5-VL's: Qwen2-VL's with RMSNorms, a biased gated MLP, and attention within windows
     /// of patches except in chosen blocks.
     Qwen25Vl(Qwen25Vision),
+    /// Llama 4's: a ViT over each tile its processor cuts the image into (patches unfolded and
+    /// mapped, a class token after them, learned positions, 2-D rotary attention), the class
+    /// token dropped, each `shuffle`² patches shuffled into one feature through a two-layer
+    /// GELU MLP, and a map into the text width.
+    Llama4(Llama4Vision),
 }
 
 impl ImageEncoder {
@@ -80,16 +85,19 @@ impl ImageEncoder {
             ImageEncoder::Qwen2Vl(_) | ImageEncoder::Qwen3Vl(_) | ImageEncoder::Qwen25Vl(_) => {
                 self.features_of(&[])
             }
+            ImageEncoder::Llama4(l) => l.features(),
         }
     }
 
     /// Features of a processed image of `dims` (channels, height, width), which `misfit` has
     /// accepted.
     pub fn features_of(&self, dims: &[usize]) -> u64 {
-        match (self.qwen(), dims) {
-            (Some(q), [_, h, w]) => q.features(*h as u64, *w as u64),
-            (Some(q), _) => q.features(q.tower.image, q.tower.image),
-            (None, _) => self.features(),
+        match (self, self.qwen(), dims) {
+            (_, Some(q), [_, h, w]) => q.features(*h as u64, *w as u64),
+            (_, Some(q), _) => q.features(q.tower.image, q.tower.image),
+            // Llama 4's: each tile's.
+            (ImageEncoder::Llama4(l), None, [tiles, _, _, _]) => *tiles as u64 * l.features(),
+            (_, None, _) => self.features(),
         }
     }
 
@@ -99,7 +107,7 @@ impl ImageEncoder {
             ImageEncoder::Qwen2Vl(q)
             | ImageEncoder::Qwen3Vl(Qwen3Vision { base: q, .. })
             | ImageEncoder::Qwen25Vl(Qwen25Vision { base: q, .. }) => Some(q),
-            ImageEncoder::Llava(_) | ImageEncoder::Gemma3(_) => None,
+            ImageEncoder::Llava(_) | ImageEncoder::Gemma3(_) | ImageEncoder::Llama4(_) => None,
         }
     }
 
@@ -107,6 +115,15 @@ impl ImageEncoder {
     /// where it does.
     pub fn misfit(&self, dims: &[usize]) -> Option<String> {
         let [c, h, w] = self.shape().map(|n| n as usize);
+        if let ImageEncoder::Llama4(_) = self {
+            return match dims {
+                [tiles, rest @ ..] if *tiles > 0 && rest == [c, h, w] => None,
+                _ if dims == [c, h, w] => None,
+                _ => Some(format!(
+                    "[tiles, {c}, {h}, {w}] (tiles, channels, height, width), as the model's processor cuts an image into tiles"
+                )),
+            };
+        }
         match self.qwen() {
             Some(q) => {
                 let f = q.factor() as usize;
@@ -131,6 +148,7 @@ impl ImageEncoder {
         match self {
             ImageEncoder::Llava(Llava { tower, .. })
             | ImageEncoder::Gemma3(Gemma3Vision { tower, .. })
+            | ImageEncoder::Llama4(Llama4Vision { tower, .. })
             | ImageEncoder::Qwen2Vl(Qwen2Vision { tower, .. })
             | ImageEncoder::Qwen3Vl(Qwen3Vision {
                 base: Qwen2Vision { tower, .. },
@@ -150,7 +168,8 @@ impl ImageEncoder {
             ImageEncoder::Llava(_)
             | ImageEncoder::Qwen2Vl(_)
             | ImageEncoder::Qwen3Vl(_)
-            | ImageEncoder::Qwen25Vl(_) => false,
+            | ImageEncoder::Qwen25Vl(_)
+            | ImageEncoder::Llama4(_) => false,
             ImageEncoder::Gemma3(_) => true,
         }
     }
@@ -158,9 +177,13 @@ impl ImageEncoder {
     /// The most values a processed image may hold: channels × height × width (at most
     /// Pillow's image size where the encoder reads images at their own resolution).
     pub fn pixels(&self) -> u64 {
-        match self.qwen() {
-            Some(q) => q.tower.channels * PILLOW_MAX_PIXELS,
-            None => self.shape().iter().product(),
+        match (self, self.qwen()) {
+            (_, Some(q)) => q.tower.channels * PILLOW_MAX_PIXELS,
+            // Tiles of an image resized up to at most Pillow's size, and one more.
+            (ImageEncoder::Llama4(l), None) => {
+                l.tower.channels * (PILLOW_MAX_PIXELS + l.tower.image.pow(2))
+            }
+            (_, None) => self.shape().iter().product(),
         }
     }
 
@@ -184,7 +207,8 @@ impl ImageEncoder {
     fn tower(&self) -> &VisionTower {
         match self {
             ImageEncoder::Llava(Llava { tower, .. })
-            | ImageEncoder::Gemma3(Gemma3Vision { tower, .. }) => tower,
+            | ImageEncoder::Gemma3(Gemma3Vision { tower, .. })
+            | ImageEncoder::Llama4(Llama4Vision { tower, .. }) => tower,
             ImageEncoder::Qwen2Vl(q)
             | ImageEncoder::Qwen3Vl(Qwen3Vision { base: q, .. })
             | ImageEncoder::Qwen25Vl(Qwen25Vision { base: q, .. }) => &q.tower,
@@ -208,9 +232,10 @@ impl ImageEncoder {
     pub fn describe(&self) -> Vec<String> {
         let side = self.side();
         let n = self.features();
-        let mut out = vec![match self.step() {
-            Some(f) => format!("It reads an image at the size its processor resizes it to (sides multiples of {f} pixels): a token per {f}×{f} pixels, {n} for a {side}×{side} image, each replacing a placeholder token's embedding."),
-            None => format!("It reads a {side}×{side} image; its {n} features replace the placeholder tokens' embeddings, one each."),
+        let mut out = vec![match (self, self.step()) {
+            (_, Some(f)) => format!("It reads an image at the size its processor resizes it to (sides multiples of {f} pixels): a token per {f}×{f} pixels, {n} for a {side}×{side} image, each replacing a placeholder token's embedding."),
+            (ImageEncoder::Llama4(_), None) => format!("It reads an image as tiles of {side}×{side} pixels, as its processor cuts it (a grid of tiles, and where there are several the whole image shrunk to one more); each tile's {n} features replace placeholder tokens' embeddings, one each."),
+            (_, None) => format!("It reads a {side}×{side} image; its {n} features replace the placeholder tokens' embeddings, one each."),
         }];
         match self {
             ImageEncoder::Llava(l) => out.push(format!(
@@ -222,6 +247,11 @@ impl ImageEncoder {
             ImageEncoder::Gemma3(g) => out.push(format!(
                 "The patch grid is average-pooled {0}×{0} to its features; in the language model the image's tokens see each other both ways, the text causally.",
                 g.pool()
+            )),
+            ImageEncoder::Llama4(l) => out.push(format!(
+                "A tile's patches take learned positions and 2-D rotary ones (the column turns the first half of a head's pairs, the row the second); its class token, after them, is dropped at the end, and each {0}×{0} patches are shuffled into one feature {1} wide, through a two-layer GELU MLP and a map into the text width.",
+                l.shuffle,
+                l.tower.hidden * l.shuffle * l.shuffle
             )),
             ImageEncoder::Qwen2Vl(_) | ImageEncoder::Qwen25Vl(_) | ImageEncoder::Qwen3Vl(_) => {}
         }
@@ -241,7 +271,10 @@ impl ImageEncoder {
                 "Its deep-stack mergers take the outputs of blocks {:?}; the k-th one's features are added to the language model's layer k output at the image's tokens.",
                 t.deepstack
             )),
-            ImageEncoder::Llava(_) | ImageEncoder::Gemma3(_) | ImageEncoder::Qwen2Vl(_) => {}
+            ImageEncoder::Llava(_)
+            | ImageEncoder::Gemma3(_)
+            | ImageEncoder::Qwen2Vl(_)
+            | ImageEncoder::Llama4(_) => {}
         }
         out
     }
@@ -255,6 +288,7 @@ impl ImageEncoder {
             ImageEncoder::Qwen2Vl(q) => q.flops(q.tower.image, q.tower.image),
             ImageEncoder::Qwen3Vl(q) => q.flops(),
             ImageEncoder::Qwen25Vl(q) => q.flops(),
+            ImageEncoder::Llama4(l) => l.flops(text),
         }
     }
 }
@@ -542,6 +576,42 @@ impl Qwen25Vision {
         let layers = depth * (t.layer_flops(n) + 2 * n * d * i)
             - (depth - full) * 4 * (n * n - windowed) * d;
         q.embed_flops(n) + layers + q.merger_flops(t.image, t.image)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Llama4Vision {
+    /// The ViT a tile runs through (`image` the tile's side; its LayerNorms' ε 1e-5 and its
+    /// MLP's GELU are the class's, whatever the config says).
+    pub tower: VisionTower,
+    /// The side of the square of patches the pixel shuffle joins into one feature (1 /
+    /// `pixel_shuffle_ratio`).
+    pub shuffle: u64,
+    /// The adapter MLP's widths: `projector_input_dim` after its first map,
+    /// `projector_output_dim` after its second (the projector's input).
+    pub adapter: [u64; 2],
+    /// The base of the tower's 2-D rotary frequencies.
+    pub theta: f64,
+    /// Name prefix of the projector's map into the text width.
+    pub projector: String,
+}
+
+impl Llama4Vision {
+    /// Features (and so placeholder tokens) per tile.
+    pub fn features(&self) -> u64 {
+        (self.tower.grid() / self.shuffle).pow(2)
+    }
+
+    /// One tile: the patches' map; every layer over the patches and the class token; the
+    /// adapter's two maps and the projector's over every feature into `text`.
+    fn flops(&self, text: u64) -> u128 {
+        let t = &self.tower;
+        let n = u128::from(t.grid()).pow(2);
+        let joined = u128::from(t.hidden * self.shuffle * self.shuffle);
+        let [a, b] = self.adapter.map(u128::from);
+        t.embed_flops()
+            + u128::from(t.depth) * t.layer_flops(n + 1)
+            + 2 * u128::from(self.features()) * (joined * a + b * b + b * u128::from(text))
     }
 }
 

@@ -3,7 +3,8 @@
 
 use super::*;
 use anatomy_core::spec::{
-    Gemma3Vision, ImageEncoder, Llava, Qwen25Vision, Qwen2Vision, Qwen3Vision, VisionTower,
+    Gemma3Vision, ImageEncoder, Llama4Vision, Llava, Qwen25Vision, Qwen2Vision, Qwen3Vision,
+    VisionTower,
 };
 
 impl Model {
@@ -47,6 +48,7 @@ impl Model {
                 *self.deepstack.borrow_mut() = Some(deep);
                 features
             }
+            ImageEncoder::Llama4(l) => self.llama4(l, &pixels)?,
         };
         let slots: Vec<usize> = (ids.iter().enumerate())
             .filter(|(_, &id)| u64::from(id) == input.token)
@@ -72,7 +74,7 @@ impl Model {
         let tower = |name: &str| format!("{}{name}", t.prefix);
         let w = |name: &str| -> Res<&Tensor> { Ok(self.weights.get(&tower(name))?) };
         let d = t.hidden as usize;
-        let embedded = self.patch_embed(t, pixels)?;
+        let embedded = self.patch_embed(t, pixels, "embeddings.patch_embedding.weight")?;
         let class = w("embeddings.class_embedding")?.reshape((1, d))?;
         let mut h = Tensor::cat(&[&class, &embedded], 0)?
             .broadcast_add(w("embeddings.position_embedding.weight")?)?;
@@ -108,10 +110,11 @@ impl Model {
         proj(&y, "linear_2")
     }
 
-    /// The tower's patch convolution (stride = kernel, no padding) over one image as the
-    /// processor leaves it, as one product over each patch's pixels, channel by row by column
-    /// as its weight is laid out: [grid², width].
-    fn patch_embed(&self, t: &VisionTower, pixels: &Tensor) -> Res<Tensor> {
+    /// The tower's patch convolution (stride = kernel, no padding; its weight under `kernel`)
+    /// over one image as the processor leaves it, as one product over each patch's pixels,
+    /// channel by row by column as its weight is laid out: [grid², width]. (Llama 4's unfolded
+    /// patches through a linear map are the same product.)
+    fn patch_embed(&self, t: &VisionTower, pixels: &Tensor, kernel: &str) -> Res<Tensor> {
         let (c, p, g) = (t.channels as usize, t.patch as usize, t.grid() as usize);
         let patches = pixels
             .narrow(1, 0, g * p)?
@@ -119,9 +122,7 @@ impl Model {
             .reshape((c, g, p, g, p))?
             .permute((1, 3, 0, 2, 4))?
             .reshape((g * g, c * p * p))?;
-        let kernel = self
-            .weights
-            .get(&format!("{}embeddings.patch_embedding.weight", t.prefix))?;
+        let kernel = self.weights.get(&format!("{}{kernel}", t.prefix))?;
         let d = kernel.dim(0)?;
         Ok(patches.matmul(&kernel.reshape((d, c * p * p))?.t()?)?)
     }
@@ -171,7 +172,7 @@ impl Model {
         let tower = |name: &str| format!("{}{name}", t.prefix);
         let w = |name: &str| -> Res<&Tensor> { Ok(self.weights.get(&tower(name))?) };
         let mut h = self
-            .patch_embed(t, pixels)?
+            .patch_embed(t, pixels, "embeddings.patch_embedding.weight")?
             .broadcast_add(w("embeddings.patch_embedding.bias")?)?
             .broadcast_add(w("embeddings.position_embedding.weight")?)?;
         for i in 0..t.depth as usize {
@@ -199,6 +200,111 @@ impl Model {
         let map = self.weights.get(&projector("mm_input_projection_weight"))?;
         Ok(normed.matmul(&map.to_dtype(DType::F32)?)?)
     }
+}
+
+impl Model {
+    /// Llama 4's image features: each tile's patches mapped, a class token after them, learned
+    /// positions and a LayerNorm; the layers (2-D rotary attention among every token); a
+    /// LayerNorm, the class token dropped; each `shuffle`² patches side by side, the adapter's
+    /// two GELU maps and the projector's map. The tiles' features one after another.
+    fn llama4(&self, l: &Llama4Vision, pixels: &Tensor) -> Res<Tensor> {
+        let t = &l.tower;
+        let at = |name: &str| format!("{}{name}", t.prefix);
+        let w = |name: &str| -> Res<&Tensor> { Ok(self.weights.get(&at(name))?) };
+        let tiles = match pixels.rank() {
+            3 => pixels.unsqueeze(0)?,
+            _ => pixels.clone(),
+        };
+        let (d, g, k) = (t.hidden as usize, t.grid() as usize, l.shuffle as usize);
+        let (cos, sin) = llama4_rope(g, d / t.heads as usize, l.theta)?;
+        let mut out = Vec::new();
+        for tile in 0..tiles.dim(0)? {
+            let embedded =
+                self.patch_embed(t, &tiles.get(tile)?, "patch_embedding.linear.weight")?;
+            let class = w("class_embedding")?.reshape((1, d))?;
+            let mut h = Tensor::cat(&[&embedded, &class], 0)?
+                .broadcast_add(w("positional_embedding_vlm")?)?;
+            h = self.layer_norm(&h, &at("layernorm_pre"), t.eps)?;
+            for i in 0..t.depth as usize {
+                h = self.llama4_layer(t, i, h, (&cos, &sin))?;
+            }
+            let h = self
+                .layer_norm(&h, &at("layernorm_post"), t.eps)?
+                .narrow(0, 0, g * g)?;
+            // [g², d] → [features, k²·d]: each k×k patches side by side, row offset first.
+            let s = g / k;
+            let joined = h
+                .reshape((s, k, s, k, d))?
+                .permute((0, 2, 1, 3, 4))?
+                .reshape((s * s, k * k * d))?;
+            let lin = |x: &Tensor, name: &str| self.linear(x, &format!("{name}.weight"), None);
+            let a = apply_act(Act::Gelu, &lin(&joined, &at("vision_adapter.mlp.fc1"))?)?;
+            let a = apply_act(Act::Gelu, &lin(&a, &at("vision_adapter.mlp.fc2"))?)?;
+            out.push(lin(&a, &format!("{}linear_1", l.projector))?);
+        }
+        Ok(Tensor::cat(&out, 0)?)
+    }
+
+    /// A Llama 4 vision layer: a LayerNorm, biased Q, K, V (Q and K turned in adjacent pairs by
+    /// the tokens' 2-D rotary angles), attention among every token, the biased output map; a
+    /// LayerNorm and the biased GELU MLP; each added to the stream.
+    fn llama4_layer(
+        &self,
+        v: &VisionTower,
+        i: usize,
+        h: Tensor,
+        (cos, sin): (&Tensor, &Tensor),
+    ) -> Res<Tensor> {
+        let at = |name: &str| format!("{}model.layers.{i}.{name}", v.prefix);
+        let lin = |x: &Tensor, name: &str| -> Res<Tensor> {
+            let b = self.weights.get(&at(&format!("{name}.bias")))?;
+            self.linear(x, &at(&format!("{name}.weight")), Some(b))
+        };
+        let (n, d) = h.dims2()?;
+        let heads = v.heads as usize;
+        let a = self.layer_norm(&h, &at("input_layernorm"), v.eps)?;
+        let split = |t: Tensor| -> Res<Tensor> {
+            Ok(t.reshape((n, heads, d / heads))?
+                .transpose(0, 1)?
+                .contiguous()?)
+        };
+        let q = crate::rope::rotate(&split(lin(&a, "self_attn.q_proj")?)?, cos, sin, true)?;
+        let k = crate::rope::rotate(&split(lin(&a, "self_attn.k_proj")?)?, cos, sin, true)?;
+        let o = attend_all(&q, &k, &split(lin(&a, "self_attn.v_proj")?)?, None)?;
+        let h = (h + lin(&o, "self_attn.o_proj")?)?;
+        let m = self.layer_norm(&h, &at("post_attention_layernorm"), v.eps)?;
+        let m = apply_act(Act::Gelu, &lin(&m, "mlp.fc1")?)?;
+        Ok((h + lin(&m, "mlp.fc2")?)?)
+    }
+}
+
+/// Llama 4's 2-D rotary tables for a tile of `g`² patches and its class token, [g² + 1, hd]:
+/// pair j (adjacent dims) turns by (column + 1)·f_j in a head's first half, by (row + 1)·f_j in
+/// its second, the class token (last) not at all; in float32 as transformers takes them. The
+/// tables' second half repeats the first (`rope::rotate` reads pairs from the first).
+fn llama4_rope(g: usize, hd: usize, theta: f64) -> R<(Tensor, Tensor)> {
+    let f: Vec<f32> = (0..hd / 4)
+        .map(|j| 1.0 / (theta as f32).powf((2 * j) as f32 / (hd / 2) as f32))
+        .collect();
+    let (mut cos, mut sin) = (Vec::new(), Vec::new());
+    for p in 0..=g * g {
+        let (col, row) = match p < g * g {
+            true => ((p % g + 1) as f32, (p / g + 1) as f32),
+            false => (0.0, 0.0),
+        };
+        let angles: Vec<f32> = (f.iter().map(|f| col * f))
+            .chain(f.iter().map(|f| row * f))
+            .collect();
+        for _ in 0..2 {
+            cos.extend(angles.iter().map(|a| a.cos()));
+            sin.extend(angles.iter().map(|a| a.sin()));
+        }
+    }
+    let n = g * g + 1;
+    Ok((
+        Tensor::from_vec(cos, (n, hd), &Device::Cpu)?,
+        Tensor::from_vec(sin, (n, hd), &Device::Cpu)?,
+    ))
 }
 
 impl Model {

@@ -7,15 +7,17 @@
 //! The processors read are those whose whole work is that sequence (CLIP's, SigLIP's, ViT's,
 //! BLIP's, BiT's, and Gemma 3's without pan and scan), and Qwen2-VL's, which resizes to its
 //! own grid (`smart_resize`) and leaves the patching to the tower: its pixels are given here
-//! before they are cut into patches.
+//! before they are cut into patches; and Llama 4's, which cuts an image into tiles (`tiles`).
 
 pub mod decode;
 pub mod resample;
+pub mod tiles;
 
 use anatomy_core::Error;
 use resample::{Filter, Image, Rounding};
 use serde_json::Value;
 use std::path::Path;
+use tiles::Tiling;
 
 /// Which of transformers' image-processor backends to match: they round differently (about
 /// 0.5% of the values a level apart) and pad a crop larger than the image otherwise.
@@ -57,6 +59,8 @@ pub struct Processor {
     /// Per-channel mean and standard deviation.
     pub normalize: Option<([f32; 3], [f32; 3])>,
     pub convert_rgb: bool,
+    /// Llama 4's: the image cut into tiles of the resize's square size.
+    pub tiles: Option<Tiling>,
 }
 
 /// A class's defaults: the attributes transformers' class sets (the rest are off).
@@ -135,6 +139,16 @@ fn defaults(class: &str) -> Option<Defaults> {
             square: false,
             convert_rgb: true,
         },
+        // Its tiling is read apart (`tiling`).
+        "Llama4ImageProcessor" => Defaults {
+            filter: Filter::Bilinear,
+            mean: HALF,
+            std: HALF,
+            size: square(336),
+            crop: None,
+            square: true,
+            convert_rgb: true,
+        },
         "BlipImageProcessor" => Defaults {
             filter: Filter::Bicubic,
             mean: CLIP_MEAN,
@@ -149,7 +163,7 @@ fn defaults(class: &str) -> Option<Defaults> {
 }
 
 /// The classes `defaults` knows, for the refusal of others.
-const READ: &str = "CLIP's, SigLIP's, ViT's, BLIP's, BiT's, Gemma 3's and Qwen2-VL's";
+const READ: &str = "CLIP's, SigLIP's, ViT's, BLIP's, BiT's, Gemma 3's, Qwen2-VL's and Llama 4's";
 
 impl Processor {
     /// The processor a checkpoint folder holds: `preprocessor_config.json`, else
@@ -296,22 +310,23 @@ impl Processor {
                 "pads to a fixed size, which anatomy does not do yet; give pixels already processed with --pixels",
             ));
         }
+        let tiles = match class.starts_with("Llama4ImageProcessor") {
+            true => Some(tiling(json, resize, file)?),
+            false => None,
+        };
         Ok(Processor {
             resize,
             crop,
             rescale,
             normalize,
             convert_rgb: flag("do_convert_rgb", d.convert_rgb)?,
+            tiles,
         })
     }
 
-    /// The image's pixel values as `backend` makes them, channels first: `[3, height, width]`
-    /// and the values; an error where that backend has no such filter.
-    pub fn process(
-        &self,
-        image: &Image,
-        backend: Backend,
-    ) -> Result<([usize; 3], Vec<f32>), String> {
+    /// The image's pixel values as `backend` makes them, channels first; an error where that
+    /// backend has no such filter.
+    pub fn process(&self, image: &Image, backend: Backend) -> Result<Processed, String> {
         // What the settings ask to make is bounded as what a file may hold.
         let bounded = |height: usize, width: usize| {
             match (height * width) as u64 <= decode::MAX_PIXELS {
@@ -319,6 +334,26 @@ impl Processor {
             false => Err(format!("makes a {width}×{height} image of it; anatomy makes none over {} pixels, as Pillow opens none", decode::MAX_PIXELS)),
         }
         };
+        if let (Some(t), Some((Size::Exact { height, .. }, filter))) = (self.tiles, self.resize) {
+            if backend == Backend::Pil {
+                return Err("has no PIL backend in transformers (Llama 4's is torchvision's alone); give --image-backend torchvision".into());
+            }
+            // The canvas holds at most `max` tiles.
+            bounded(height * t.max, height)?;
+            let ([rows, cols], values) = t.tiles(
+                image,
+                height,
+                (filter, Rounding::Torch),
+                self.rescale,
+                self.normalize,
+            );
+            let n = rows * cols + usize::from(rows * cols > 1);
+            return Ok(Processed {
+                dims: vec![n, 3, height, height],
+                values,
+                tiles: Some([rows, cols]),
+            });
+        }
         let mut image = image.clone();
         if let Some((size, filter)) = self.resize {
             let (height, width) = match size {
@@ -368,8 +403,54 @@ impl Processor {
                 };
             }
         }
-        Ok(([3, h, w], out))
+        Ok(Processed {
+            dims: vec![3, h, w],
+            values: out,
+            tiles: None,
+        })
     }
+}
+
+/// A processed image: its pixel values, channels first (`[3, height, width]`, Llama 4's
+/// `[tiles, 3, side, side]`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Processed {
+    pub dims: Vec<usize>,
+    pub values: Vec<f32>,
+    /// Llama 4's canvas, rows and columns of tiles (the whole image one tile more after them,
+    /// where there are several), which its prompt's layout of the image follows.
+    pub tiles: Option<[usize; 2]>,
+}
+
+/// Llama 4's tiling: `max_patches` (16 by default) tiles at most, `resize_to_max_canvas`
+/// (false), the tile the square `resize` size, which it must have.
+fn tiling(json: &Value, resize: Option<(Size, Filter)>, file: &str) -> Result<Tiling, Error> {
+    match resize {
+        Some((Size::Exact { height, width }, _)) if height == width => {}
+        Some(_) => return Err(Error::new(file, "size", "must be a square {\"height\": N, \"width\": N}: Llama 4's processor cuts the image into square tiles of it")),
+        None => return Err(Error::new(file, "do_resize", "is false: Llama 4's processor always resizes an image onto its tiles (transformers refuses it too)")),
+    }
+    let max = match json.get("max_patches") {
+        None | Some(Value::Null) => 16,
+        Some(v) => v
+            .as_u64()
+            .filter(|n| (1..=1024).contains(n))
+            .ok_or_else(|| {
+                Error::new(file, "max_patches", "must be a whole number from 1 to 1024")
+            })? as usize,
+    };
+    let to_max_canvas = match json.get("resize_to_max_canvas") {
+        None | Some(Value::Null) => false,
+        Some(Value::Bool(b)) => *b,
+        Some(_) => {
+            return Err(Error::new(
+                file,
+                "resize_to_max_canvas",
+                "must be true or false",
+            ))
+        }
+    };
+    Ok(Tiling { max, to_max_canvas })
 }
 
 /// transformers' `get_resize_output_image_size` without a maximum: `(height, width)`.
@@ -572,8 +653,18 @@ fn triple(v: Option<&Value>, default: [f32; 3], file: &str, key: &str) -> Result
 }
 
 /// The pixel values of the image file at `path` through the processor of the checkpoint
-/// folder `dir` as `backend` makes them, as a `[3, height, width]` f32 tensor.
+/// folder `dir` as `backend` makes them, as a `[3, height, width]` f32 tensor (Llama 4's
+/// `[tiles, 3, side, side]`).
 pub fn pixels(path: &Path, dir: &Path, backend: Backend) -> Result<candle_core::Tensor, Error> {
+    processed(path, dir, backend).map(|(pixels, _)| pixels)
+}
+
+/// `pixels`, with Llama 4's canvas of tiles (`Processed::tiles`).
+pub fn processed(
+    path: &Path,
+    dir: &Path,
+    backend: Backend,
+) -> Result<(candle_core::Tensor, Option<[usize; 2]>), Error> {
     let processor = Processor::from_folder(dir)?;
     let shown = path.display().to_string();
     let meta = std::fs::metadata(path).map_err(|e| Error::file(&shown, e.to_string()))?;
@@ -595,11 +686,12 @@ pub fn pixels(path: &Path, dir: &Path, backend: Backend) -> Result<candle_core::
             "is grey or has transparency, and the processor's do_convert_rgb is false: transformers would pass it on with other than 3 channels, which the tower does not take; save it as RGB",
         ));
     }
-    let (shape, values) = processor
+    let done = processor
         .process(&decoded.image, backend)
         .map_err(|e| Error::file(&shown, format!("goes through a processor that {e}")))?;
-    candle_core::Tensor::from_vec(values, shape.to_vec(), &candle_core::Device::Cpu)
-        .map_err(|e| Error::file(&shown, e.to_string()))
+    let pixels = candle_core::Tensor::from_vec(done.values, done.dims, &candle_core::Device::Cpu)
+        .map_err(|e| Error::file(&shown, e.to_string()))?;
+    Ok((pixels, done.tiles))
 }
 
 #[cfg(test)]

@@ -16,6 +16,7 @@ mod blip;
 mod gemma;
 mod glm;
 mod kimi;
+mod llama4;
 mod llava;
 mod minicpm;
 mod minimax;
@@ -26,6 +27,7 @@ pub use blip::*;
 pub use gemma::*;
 pub use glm::*;
 pub use kimi::*;
+pub use llama4::*;
 pub use llava::*;
 pub use minicpm::*;
 pub use minimax::*;
@@ -325,36 +327,6 @@ fn text_hidden(top: &Config, default: u64) -> Result<u64> {
         .map(|h| h.unwrap_or(default))
 }
 
-/// Llama 4's vision encoder: its unfolded-patch projection, class embedding and learned
-/// positions (one more than the patches), LayerNorms before and after, encoder layers
-/// (LayerNorms, attention with biases, a biased two-layer MLP), and the pixel-shuffle adapter's
-/// two bias-free projections.
-pub fn llama4_vision(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
-    let Some(t) = vit(top, &["llama4_vision_model"], (448, 14, 768, 5632, 34))? else {
-        return Ok(None);
-    };
-    let (proj_in, proj_out) = (
-        size(&t.v, "projector_input_dim", 4096)? as u128,
-        size(&t.v, "projector_output_dim", 4096)? as u128,
-    );
-    let (d, i, l) = (t.hidden, t.intermediate, "model.layers.{i}");
-    let mut n = Named::default();
-    n.step("patch embedding")
-        .t(
-            "patch_embedding.linear.weight",
-            &[d, t.channels * t.patch * t.patch],
-        )
-        .t("class_embedding", &[d])
-        .t("positional_embedding_vlm", &[t.patches + 1, d])
-        .layer_norm("layernorm_pre", d);
-    llama_vision_layers(&mut n, "encoder layer", l, t.layers, (d, i), true);
-    n.step("pixel-shuffle adapter")
-        .layer_norm("layernorm_post", d)
-        .linear("vision_adapter.mlp.fc1", proj_in, i, false)
-        .linear("vision_adapter.mlp.fc2", proj_out, proj_out, false);
-    n.done(top, "vision_config")
-}
-
 /// Llama 4's and Mllama's encoder layers, `count` of them at `l`: LayerNorms, the attention's four
 /// projections (biased where `bias`) and a biased two-layer MLP, `(width, intermediate)`.
 fn llama_vision_layers<'n>(
@@ -374,11 +346,6 @@ fn llama_vision_layers<'n>(
         .layer_norm(&format!("{l}.post_attention_layernorm"), d)
         .linear(&format!("{l}.mlp.fc1"), i, d, true)
         .linear(&format!("{l}.mlp.fc2"), d, i, true)
-}
-
-/// Llama 4's projector: the vision output width mapped to the text width, without a bias.
-pub fn llama4_projector(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
-    output_projector(top, "llama4_vision_model", ("linear_1", false), 5120)
 }
 
 /// A projector of one linear map (`name`, biased where `bias`) from a tower of `kind`'s

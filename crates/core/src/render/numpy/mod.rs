@@ -606,6 +606,12 @@ fn config_json(spec: &Spec) -> serde_json::Value {
                         "window": q.window, "full": q.full,
                     }),
                 ),
+                ImageEncoder::Llama4(l) => (
+                    &l.tower,
+                    json!({
+                        "shuffle": l.shuffle, "theta": l.theta, "projector": l.projector,
+                    }),
+                ),
                 ImageEncoder::Qwen3Vl(q) => (
                     &q.base.tower,
                     json!({

@@ -35,6 +35,10 @@ pub(super) fn pieces(g: &crate::graph::Graph) -> Pieces {
         "image_qwen2_5_vl",
         matches!(encoder, Some(ImageEncoder::Qwen25Vl(_))),
     );
+    p.set(
+        "image_llama4",
+        matches!(encoder, Some(ImageEncoder::Llama4(_))),
+    );
     // Dory's nGPT: learned scales on queries, gates, the MLP's halves and the logits.
     p.set("ngpt", spec.ngpt.is_some());
     // DeepSeek-V4's layers whose experts are chosen by token id.

@@ -3,7 +3,9 @@
 //! puts the image's features in the placeholders' places.
 
 use super::*;
-use crate::spec::{Gemma3Vision, ImageEncoder, ImageInput, Qwen2Vision, Qwen3Vision, VisionTower};
+use crate::spec::{
+    Gemma3Vision, ImageEncoder, ImageInput, Llama4Vision, Qwen2Vision, Qwen3Vision, VisionTower,
+};
 
 /// The towers' classes.
 pub(super) fn classes(image: &ImageInput) -> String {
@@ -20,6 +22,7 @@ pub(super) fn classes(image: &ImageInput) -> String {
         ImageEncoder::Qwen25Vl(_) => [include_str!("qwen2_vl.py"), include_str!("qwen2_5_vl.py")]
             .map(str::trim_end)
             .join("\n\n\n"),
+        ImageEncoder::Llama4(_) => include_str!("llama4.py").trim_end().to_string(),
     }
 }
 
@@ -40,6 +43,7 @@ pub(super) fn model(spec: &Spec, n: &Names, module: &str, image: &ImageInput) ->
             let extra = format!(", {}, {:?}", t.positions, t.deepstack);
             return qwen_vl(spec, n, image, &t.base, ("Qwen3Vision", extra), Some(t));
         }
+        ImageEncoder::Llama4(l) => return llama4(spec, n, module, image, l),
     };
     let projector = l.projector.trim_end_matches('.');
     let text = spec.hidden;
@@ -162,6 +166,57 @@ ${holders}        self.${tower} = SiglipVision(${channels}, ${image}, ${patch}, 
         finally:
             hook.remove()
             IMAGE_REACH = None"#,
+        &vars,
+    )
+}
+
+/// Llama 4's Model: LLaVA's, its vision model run over each tile and the projector one map.
+fn llama4(spec: &Spec, n: &Names, module: &str, image: &ImageInput, l: &Llama4Vision) -> String {
+    let mut vars = tower_vars(&l.tower);
+    vars.extend([
+        ("module", module.to_string()),
+        ("projector", l.projector.trim_end_matches('.').to_string()),
+        ("shuffle", l.shuffle.to_string()),
+        ("adapter", l.adapter[1].to_string()),
+        ("theta", fmt_f(l.theta)),
+        ("text", spec.hidden.to_string()),
+        ("v", spec.out_vocab().to_string()),
+        ("token", image.token.to_string()),
+        ("embed", n.path(Role::Embed)),
+    ]);
+    fill(
+        r#"
+
+
+class Model(nn.Module):
+    """Llama 4: the language model under ${module}, its vision model and the projector beside it."""
+
+    def __init__(self):
+        super().__init__()
+        self.${module} = LanguageModel()
+${holders}        self.${tower} = Llama4Vision(${channels}, ${image}, ${patch}, ${hidden}, ${intermediate}, ${heads}, ${layers}, ${eps}, ${shuffle}, ${adapter}, ${theta})
+        self.${projector} = nn.Module()
+        self.${projector}.linear_1 = nn.Linear(${adapter}, ${text}, bias=False)
+
+    def image_features(self, pixel_values):  # [..., tiles, ${channels}, ${image}, ${image}] -> [tiles · features, ${text}]
+        tiles = pixel_values.reshape(-1, *pixel_values.shape[-3:])
+        return self.${projector}.linear_1(self.${tower}(tiles)).flatten(0, 1)
+
+    def forward(self, input_ids, pixel_values=None):  # [B, T] int64 -> logits [B, T, ${v}]
+        if pixel_values is None:
+            return self.${module}(input_ids)
+        features = self.image_features(pixel_values)
+
+        def put(embedding, args, out):  # each placeholder's embedding replaced by the next feature
+            out = out.clone()
+            out[input_ids == ${token}] = features.to(out.dtype)
+            return out
+
+        hook = self.${module}.${embed}.register_forward_hook(put)
+        try:
+            return self.${module}(input_ids)
+        finally:
+            hook.remove()"#,
         &vars,
     )
 }

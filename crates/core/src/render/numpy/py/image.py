@@ -226,6 +226,60 @@ def resampled_positions(table, pos, gh, gw):
 
 
 #.
+#: image_llama4
+def image_features(pixels, W):
+    # pixels: [tiles, channels, image, image] (or one tile [channels, image, image]), as Llama 4's processor cuts an image -> [tiles · features, hidden]
+    tiles = pixels.reshape(-1, *pixels.shape[-3:])
+    return np.concatenate([llama4_tile(t, W, CONFIG["image"]) for t in tiles])
+
+
+def llama4_tile(pixels, W, I):
+    # pixels: [channels, image, image] -> [features, hidden]: Llama 4's ViT over one tile, the pixel shuffle, the adapter and the projector
+    T, p, k = I["tower"], I["patch"], I["shuffle"]
+    g = I["image"] // p  # patches along a side
+    c = pixels.shape[0]
+    x = pixels[:, : g * p, : g * p].reshape(c, g, p, g, p).transpose(1, 3, 0, 2, 4).reshape(g * g, c * p * p)  # [g², c·p·p], as torch's Unfold lays a patch out
+    x = x @ W[T + "patch_embedding.linear.weight"].T  # [g², d], no bias
+    x = np.concatenate([x, W[T + "class_embedding"][None]])  # [g² + 1, d], the class token last
+    x = tower_norm(x + W[T + "positional_embedding_vlm"], W, T + "layernorm_pre", I["eps"])  # + a learned position each
+    cos, sin = llama4_rope(g, x.shape[-1] // I["heads"], I["theta"])
+    for i in range(I["depth"]):
+        x = llama4_layer(x, W, f"{T}model.layers.{i}.", I, cos, sin)  # [g² + 1, d]
+    x = tower_norm(x, W, T + "layernorm_post", I["eps"])[:-1]  # [g², d], the class token dropped
+    s = g // k  # features along a side
+    x = x.reshape(s, k, s, k, -1).transpose(0, 2, 1, 3, 4).reshape(s * s, -1)  # [features, k²·d]: each k×k patches side by side, row offset first
+    gelu = lambda y: act(y, "gelu")
+    x = gelu(tower_linear(gelu(tower_linear(x, W, T + "vision_adapter.mlp.fc1", False)), W, T + "vision_adapter.mlp.fc2", False))
+    return tower_linear(x, W, I["projector"] + "linear_1", False)  # [features, hidden]
+
+
+def llama4_rope(g, hd, theta):
+    # -> cos, sin [g² + 1, hd / 2]: pair j of a head turns by (column + 1)·f_j in its first half, by (row + 1)·f_j in its second; the class token not at all
+    f = np.float32(1) / np.float32(theta) ** (np.arange(0, hd // 2, 2, dtype=np.float32)[: hd // 4] / np.float32(hd // 2))  # [hd/4]
+    idx = np.arange(g * g)
+    ang = np.concatenate([(idx % g + 1)[:, None] * f, (idx // g + 1)[:, None] * f], -1).astype(np.float32)  # [g², hd/2]
+    ang = np.concatenate([ang, np.zeros((1, hd // 2), np.float32)])  # the class token's
+    return np.cos(ang), np.sin(ang)
+
+
+def llama4_layer(x, W, L, I, cos, sin):
+    # x: [N, d] -> [N, d], a Llama 4 vision layer under L: 2-D rotary attention among every token (adjacent pairs turned), then the MLP
+    H = I["heads"]
+    hd = x.shape[-1] // H
+    a = tower_norm(x, W, L + "input_layernorm", I["eps"])
+    q, k, v = (tower_linear(a, W, L + f"self_attn.{m}_proj").reshape(-1, H, hd // 2, 2).transpose(1, 0, 2, 3) for m in "qkv")  # [H, N, hd/2, 2]
+    turn = lambda t: np.stack([t[..., 0] * cos - t[..., 1] * sin, t[..., 0] * sin + t[..., 1] * cos], -1).reshape(H, -1, hd)
+    q, k, v = turn(q), turn(k), v.reshape(H, -1, hd)
+    s = q @ k.transpose(0, 2, 1) / math.sqrt(hd)  # [H, N, N], every token sees every other
+    s = np.exp(s - s.max(-1, keepdims=True))
+    s = s / s.sum(-1, keepdims=True)
+    o = (s @ v).transpose(1, 0, 2).reshape(-1, H * hd)  # [N, d]
+    x = x + tower_linear(o, W, L + "self_attn.o_proj")
+    m = act(tower_linear(tower_norm(x, W, L + "post_attention_layernorm", I["eps"]), W, L + "mlp.fc1"), "gelu")
+    return x + tower_linear(m, W, L + "mlp.fc2")  # [N, d]
+
+
+#.
 #: image_gemma3
 def image_reach(ids, token):
     # ids: [T] -> [T], the last key each position sees: an image placeholder its run's last (the image's tokens see each other both ways), any other itself
