@@ -1572,6 +1572,28 @@ QWEN2_VL_IMAGES = {
     # Qwen3-VL-MoE: Qwen3-VL's tower and wrapper around experts (a dense first layer, then
     # four experts of which two are chosen); one deep-stack merger.
     "qwen3-vl-moe-jpeg": "qwen3_vl_moe",
+    # Qwen3.5: Qwen3-VL's tower without deep-stack mergers (the config's list is ignored, as its
+    # class ignores it) before a DeltaNet layer and a gated-attention one whose partial rotary
+    # pairs (4 of 16 dims' 8) take M-RoPE's interleaved positions.
+    "qwen3_5-jpeg": {"model_type": "qwen3_5", "architectures": ["Qwen3_5ForConditionalGeneration"],
+                     "image_token_id": 95, "video_token_id": 96, "vision_start_token_id": 93,
+                     "vision_end_token_id": 94,
+                     "text_config": {"model_type": "qwen3_5_text", "hidden_size": 32, "intermediate_size": 48,
+                                     "num_hidden_layers": 2, "layer_types": ["linear_attention", "full_attention"],
+                                     "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 16,
+                                     "linear_num_key_heads": 2, "linear_num_value_heads": 4,
+                                     "linear_key_head_dim": 8, "linear_value_head_dim": 8, "vocab_size": 97,
+                                     "pad_token_id": 0,
+                                     "rope_parameters": {"rope_type": "default", "rope_theta": 10000.0,
+                                                         "partial_rotary_factor": 0.5, "mrope_section": [2, 1, 1],
+                                                         "mrope_interleaved": True}},
+                     "vision_config": {"depth": 2, "hidden_size": 16, "intermediate_size": 24, "num_heads": 2,
+                                       "out_hidden_size": 32, "patch_size": 16, "spatial_merge_size": 2,
+                                       "temporal_patch_size": 2, "num_position_embeddings": 16,
+                                       "deepstack_visual_indexes": [0]}},
+    # The catalog's Qwen3.5-35B-A3B as its toy copy keeps it, its merger's output widened to the
+    # toy's text width and the image's ids inside its toy vocabulary.
+    "qwen3.5-35b-a3b": "toy/qwen3.5-35b-a3b",
     # Qwen2.5-VL: RMSNorms, gated MLPs, windows of 2×2 features (56 pixels) in blocks 0 and 2 and
     # every patch in block 1, over the 3×4 features of the photo resized to 84×112 (windows of
     # 2×2, 2×2, 1×2 and 1×2 features).
@@ -1604,7 +1626,7 @@ def qwen2_vl_processor(d, raw):
     v = raw["vision_config"]
     settings = {"image_processor_type": "Qwen2VLImageProcessor", "patch_size": v["patch_size"],
                 "merge_size": v["spatial_merge_size"], "temporal_patch_size": v.get("temporal_patch_size", 2)}
-    if raw["model_type"].startswith("qwen3_vl"):  # as Qwen3-VL's checkpoints set it
+    if raw["model_type"].startswith(("qwen3_vl", "qwen3_5")):  # as Qwen3-VL's and Qwen3.5's checkpoints set it
         settings.update(image_mean=[0.5] * 3, image_std=[0.5] * 3)
     with tempfile.TemporaryDirectory() as tmp:
         (Path(tmp) / "preprocessor_config.json").write_text(json.dumps(settings))

@@ -78,11 +78,12 @@ def towers(binary, model_type):
 
 
 def runs_images(binary):
-    """The causal-LM types whose wrapper anatomy runs on an image: those of a catalog config whose
-    stats have figures per image (a type's default config may not fit its tower to its
-    projector, as Llama 4's does not)."""
+    """The causal-LM types whose wrapper anatomy runs on an image: those of a catalog config or
+    an image fixture whose stats have figures per image (a type's default config may not fit
+    its tower to its projector, as Llama 4's does not)."""
     out = set()
-    for path in sorted((ROOT / "crates/core/catalog").glob("*.json")):
+    fixtures = sorted((ROOT / "crates/exec/tests/fixtures/image").glob("*/config.json"))
+    for path in sorted((ROOT / "crates/core/catalog").glob("*.json")) + fixtures:
         model_type = json.loads(path.read_text()).get("model_type")
         stats = json.loads(subprocess.run([binary, "stats", str(path), "--json"], check=True,
                                           capture_output=True, text=True).stdout)

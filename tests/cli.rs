@@ -531,9 +531,10 @@ fn run_takes_an_image_file_through_the_checkpoints_processor() {
 /// adds, as `tokenizer(text)` does (LLaVA's fixture adds a BOS), and with an image, Gemma 3's
 /// `<start_of_image>` framed as its processor frames it (the catalog's Gemma 3 27B too, as its
 /// toy copy keeps its config), Qwen2-VL's `<|image_pad|>` expanded to its image's grid (the
-/// catalog's Qwen2-VL 7B too; Qwen3-VL's and its catalog 4B, Qwen3-VL-MoE's and Qwen2.5-VL's
-/// likewise), and their greedy
-/// decoding on from the image as transformers'.
+/// catalog's Qwen2-VL 7B too; Qwen3-VL's and its catalog 4B, Qwen3-VL-MoE's, Qwen2.5-VL's,
+/// Qwen3.5's and the catalog's Qwen3.5-35B-A3B likewise), Llama 4's `<|image|>` laid out over its
+/// tiles (the catalog's Scout too), and their greedy decoding on from the image as
+/// transformers'.
 #[test]
 fn run_chats_about_an_image_as_transformers_processor_does() {
     let rows = |v: &Value| -> Vec<f32> {
@@ -558,6 +559,8 @@ fn run_chats_about_an_image_as_transformers_processor_does() {
         "image/qwen3-vl-4b-instruct",
         "image/qwen2_5-vl-jpeg",
         "image/qwen3-vl-moe-jpeg",
+        "image/qwen3_5-jpeg",
+        "image/qwen3.5-35b-a3b",
         "image/llama4-jpeg",
         "image/llama-4-scout-17b-16e",
     ] {

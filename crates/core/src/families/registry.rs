@@ -3234,6 +3234,7 @@ pub static FAMILIES: &[Family] = &[
             "model.visual.",
             towers::qwen3_5_vision,
         )],
+        image: Some(towers::qwen3_5_image),
         ..wrapper("qwen3_5", "Qwen3.5", QWEN_VL_WRAPPER)
     },
     // Gemma 4's unified models' language model: Gemma 4's without per-layer embeddings or experts.
@@ -3314,6 +3315,7 @@ pub static FAMILIES: &[Family] = &[
             "model.visual.",
             towers::qwen3_5_vision,
         )],
+        image: Some(towers::qwen3_5_image),
         ..wrapper("qwen3_5_moe", "Qwen3.5-MoE", QWEN_VL_WRAPPER)
     },
     // Qwen2-VL and Qwen2.5-VL as published: the language model's keys at the top level (or in

@@ -267,10 +267,12 @@ impl ImageEncoder {
                 "Its blocks attend within windows of {0}×{0} features, except blocks {1:?}, which see every patch.",
                 w.window, w.full
             )),
-            ImageEncoder::Qwen3Vl(t) => out.push(format!(
+            // (Qwen3.5's tower has none.)
+            ImageEncoder::Qwen3Vl(t) if !t.deepstack.is_empty() => out.push(format!(
                 "Its deep-stack mergers take the outputs of blocks {:?}; the k-th one's features are added to the language model's layer k output at the image's tokens.",
                 t.deepstack
             )),
+            ImageEncoder::Qwen3Vl(_) => {}
             ImageEncoder::Llava(_)
             | ImageEncoder::Gemma3(_)
             | ImageEncoder::Qwen2Vl(_)

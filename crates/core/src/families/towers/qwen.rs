@@ -118,7 +118,7 @@ pub fn qwen2_vl_image(top: &Config) -> Result<Option<ImageInput>> {
     let Some(q) = qwen_vision(top, &v, class)? else {
         return Ok(None);
     };
-    Ok(Some(qwen_input(top, ImageEncoder::Qwen2Vl(q))?))
+    Ok(Some(qwen_input(top, ImageEncoder::Qwen2Vl(q), 151_655)?))
 }
 
 /// What Qwen3-VL's image runs through: Qwen2-VL's reading of its tower (its own defaults and
@@ -126,15 +126,35 @@ pub fn qwen2_vl_image(top: &Config) -> Result<Option<ImageInput>> {
 /// square), the blocks its deep-stack mergers read (`deepstack_visual_indexes`), and its
 /// interleaved M-RoPE.
 pub fn qwen3_vl_image(top: &Config) -> Result<Option<ImageInput>> {
-    qwen3_image(top, &["qwen3_vl", "qwen3_vl_vision"])
+    qwen3_image(top, &["qwen3_vl", "qwen3_vl_vision"], Some([8, 16, 24]))
 }
 
 /// What Qwen3-VL-MoE's image runs through: Qwen3-VL's.
 pub fn qwen3_vl_moe_image(top: &Config) -> Result<Option<ImageInput>> {
-    qwen3_image(top, &["qwen3_vl_moe", "qwen3_vl_moe_vision"])
+    qwen3_image(
+        top,
+        &["qwen3_vl_moe", "qwen3_vl_moe_vision"],
+        Some([8, 16, 24]),
+    )
 }
 
-fn qwen3_image(top: &Config, kinds: &[&str]) -> Result<Option<ImageInput>> {
+/// What Qwen3.5's and Qwen3.5-MoE's image runs through: Qwen3-VL's tower without deep-stack
+/// mergers (their class builds none, whatever `deepstack_visual_indexes` says), the language
+/// model's M-RoPE split (11, 11, 10 by default, of its partial rotary pairs), and their
+/// placeholder (248,056 by default).
+pub fn qwen3_5_image(top: &Config) -> Result<Option<ImageInput>> {
+    let kinds = [
+        "qwen3_5",
+        "qwen3_5_vision",
+        "qwen3_5_moe",
+        "qwen3_5_moe_vision",
+    ];
+    qwen3_image(top, &kinds, None)
+}
+
+/// A Qwen3-VL-style image reader of a vision config of `kinds`: with deep-stack mergers at the
+/// class's default blocks (`Some`, Qwen3-VL's) or none (Qwen3.5's).
+fn qwen3_image(top: &Config, kinds: &[&str], deep: Option<[u64; 3]>) -> Result<Option<ImageInput>> {
     let Some(v) = depth_vision(top, kinds)? else {
         return Ok(None);
     };
@@ -147,7 +167,10 @@ fn qwen3_image(top: &Config, kinds: &[&str]) -> Result<Option<ImageInput>> {
         depth: 27,
         act: "gelu_pytorch_tanh",
         out: size(&v, "out_hidden_size", 3584)?,
-        sections: [24, 20, 20],
+        sections: match deep {
+            Some(_) => [24, 20, 20],
+            None => [11, 11, 10],
+        },
         interleaved: true,
     };
     let Some(base) = qwen_vision(top, &v, class)? else {
@@ -155,16 +178,21 @@ fn qwen3_image(top: &Config, kinds: &[&str]) -> Result<Option<ImageInput>> {
     };
     let positions = size(&v, "num_position_embeddings", 2304)?;
     let side = positions.isqrt();
-    let deepstack = match &v {
-        Some(c) => c
+    let deepstack = match (deep, &v) {
+        (None, _) => vec![],
+        (Some(blocks), Some(c)) => c
             .list_any("deepstack_visual_indexes", |x| x.as_u64(), "a layer index")?
-            .unwrap_or(vec![8, 16, 24]),
-        None => vec![8, 16, 24],
+            .unwrap_or(blocks.to_vec()),
+        (Some(blocks), None) => blocks.to_vec(),
     };
     // A block index past the last reads nothing (transformers builds its merger, unused).
     if side * side != positions {
         return Ok(None);
     }
+    let token = match deep {
+        Some(_) => 151_655,
+        None => 248_056,
+    };
     Ok(Some(qwen_input(
         top,
         ImageEncoder::Qwen3Vl(Qwen3Vision {
@@ -172,6 +200,7 @@ fn qwen3_image(top: &Config, kinds: &[&str]) -> Result<Option<ImageInput>> {
             positions: side,
             deepstack,
         }),
+        token,
     )?))
 }
 
@@ -212,13 +241,15 @@ pub fn qwen2_5_vl_image(top: &Config) -> Result<Option<ImageInput>> {
     Ok(Some(qwen_input(
         top,
         ImageEncoder::Qwen25Vl(Qwen25Vision { base, window, full }),
+        151_655,
     )?))
 }
 
-/// The image input of a Qwen encoder: its placeholder `image_token_id`.
-fn qwen_input(top: &Config, encoder: ImageEncoder) -> Result<ImageInput> {
+/// The image input of a Qwen encoder: its placeholder `image_token_id` (the class's `token` by
+/// default).
+fn qwen_input(top: &Config, encoder: ImageEncoder, token: u64) -> Result<ImageInput> {
     Ok(ImageInput {
-        token: top.opt_size("image_token_id")?.unwrap_or(151_655),
+        token: top.opt_size("image_token_id")?.unwrap_or(token),
         frame: None,
         encoder,
     })
@@ -388,7 +419,15 @@ fn deepstack_vision(top: &Config, kinds: &[&str]) -> Result<Option<Vec<TowerBloc
 /// Qwen3.5's vision tower: Qwen3-VL's without the deep-stack mergers, which Qwen3.5 deletes
 /// whatever `deepstack_visual_indexes` a config lists.
 pub fn qwen3_5_vision(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
-    let kinds = ["qwen3_5", "qwen3_5_moe", "qwen4_exp", "qwen4_exp_vision"];
+    // The wrapper's type as published; the vision config's own as transformers 5 saves it.
+    let kinds = [
+        "qwen3_5",
+        "qwen3_5_vision",
+        "qwen3_5_moe",
+        "qwen3_5_moe_vision",
+        "qwen4_exp",
+        "qwen4_exp_vision",
+    ];
     let Some(v) = depth_vision(top, &kinds)? else {
         return Ok(None);
     };

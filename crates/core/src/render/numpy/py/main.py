@@ -60,9 +60,24 @@ def main():
     ap.add_argument("--ids", required=True, help="comma-separated token ids")
     ap.add_argument("--out", required=True, help="where to write the logits (.npy, float32 [T, vocab])")
     ap.add_argument("--prompt", type=int, help="decode: the first PROMPT ids as one sequence, then the rest one at a time, each layer carrying its state")
+#: image
+    ap.add_argument("--pixels", help="an image as the model's processor makes it (.npy, float32); its features replace the placeholder ids, one each (the ids as one sequence)")
+#.
     a = ap.parse_args()
     ids = np.array([int(i) for i in a.ids.split(",")])
     W = load_safetensors(a.weights)
+#: image
+    if a.pixels:
+        if a.prompt is not None:
+            ap.error("--pixels runs the ids as one sequence: leave out --prompt")
+        IMAGE["features"] = image_features(np.load(a.pixels).astype(np.float32), W)
+#: image_gemma3
+        IMAGE["reach"] = image_reach(ids, CONFIG["image"]["token"])
+#.
+#: image_qwen
+        IMAGE["positions"] = mrope_positions(ids, CONFIG["image"]["token"], IMAGE["grid"])
+#.
+#.
     if a.prompt is None:
         np.save(a.out, forward(ids, W))  # the ids as one sequence
         return
