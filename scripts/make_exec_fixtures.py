@@ -1816,6 +1816,90 @@ def make_llama4_image(name, raw):
           f"tiles {tuple(pixels.shape)}")
 
 
+# Mistral 3 seeing an image at its own size (Pixtral's processor, PIL backend): a JPEG of 40×61
+# pixels rounded up to 48×64 (multiples of its patch of 8 times the merge of 2), 6×8 patches merged
+# to 3×4 features, each row of [IMG] placeholders ended by [IMG_BREAK], the last by [IMG_END].
+MISTRAL3_IMAGES = {
+    "mistral3-jpeg": {"model_type": "mistral3", "architectures": ["Mistral3ForConditionalGeneration"],
+                      "image_token_index": 95, "spatial_merge_size": 2,
+                      "text_config": {"model_type": "mistral", "hidden_size": 32, "intermediate_size": 48,
+                                      "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
+                                      "head_dim": 8, "vocab_size": 96, "pad_token_id": 0},
+                      "vision_config": {"model_type": "pixtral", "hidden_size": 16, "intermediate_size": 24,
+                                        "num_hidden_layers": 2, "num_attention_heads": 2, "head_dim": 8,
+                                        "image_size": 64, "patch_size": 8}},
+}
+MISTRAL_CHAT = ("{{ bos_token }}{% for message in messages %}[INST] {% for content in message['content'] %}"
+                "{% if content['type'] == 'image' %}[IMG]{% elif content['type'] == 'text' %} {{ content['text'] }}"
+                "{% endif %}{% endfor %} [/INST]{% endfor %}")
+
+
+def pixtral_processor(d, raw):
+    """The image (image.jpg) and PixtralProcessor saved in `d` for the model `raw` configures: [IMG]
+    at its placeholder id, [IMG_BREAK] and [IMG_END] the two ids before it."""
+    import tempfile
+    from tokenizers import AddedToken, Tokenizer, models, pre_tokenizers, processors
+    from transformers import AutoImageProcessor, PixtralProcessor, PreTrainedTokenizerFast
+    photo(d / "image.jpg", 40, 61, 15, lambda x, y: [x * 3.5, y * 4.5, (x + y) * 2.0])
+    v = raw["vision_config"]
+    settings = {"image_processor_type": "PixtralImageProcessor", "size": {"longest_edge": v["image_size"]},
+                "patch_size": v["patch_size"]}
+    with tempfile.TemporaryDirectory() as tmp:
+        (Path(tmp) / "preprocessor_config.json").write_text(json.dumps(settings))
+        image_processor = AutoImageProcessor.from_pretrained(tmp, backend="pil")
+    special = ["<unk>", "<s>", "</s>", "[INST]", "[/INST]"]
+    words = special + ["What", "is", "this?"]
+    token = raw["image_token_index"]
+    image = {token - 2: "[IMG_BREAK]", token - 1: "[IMG_END]", token: "[IMG]"}
+    vocab = {image.get(i, words[i] if i < len(words) else f"w{i}"): i for i in range(raw["text_config"]["vocab_size"])}
+    tok = Tokenizer(models.WordLevel(vocab, unk_token="<unk>"))
+    tok.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+    tok.post_processor = processors.TemplateProcessing(single="<s> $A", special_tokens=[("<s>", 1)])
+    tok.add_special_tokens([AddedToken(t, special=True) for t in special + list(image.values())])
+    fast = PreTrainedTokenizerFast(tokenizer_object=tok, bos_token="<s>", eos_token="</s>", unk_token="<unk>",
+                                   pad_token="<unk>")
+    processor = PixtralProcessor(image_processor=image_processor, tokenizer=fast, chat_template=MISTRAL_CHAT,
+                                 patch_size=v["patch_size"], spatial_merge_size=raw.get("spatial_merge_size", 2))
+    processor.save_pretrained(d)
+    return processor
+
+
+def make_mistral3_image(name, raw):
+    import numpy
+    from torch.utils.flop_counter import FlopCounterMode
+    model, d, processor, image = image_model(name, raw, pixtral_processor)
+    run = partial(logits_of_inputs, model)
+    prompt = "[IMG] What is this?"
+    plain = processor(text=[prompt], images=[image], return_tensors="pt")
+    logits = run(plain)
+    numpy.save(d / "pixels.npy", plain["pixel_values"][0].numpy().astype(numpy.float32))
+    # The figures are stated for a square image of the tower's image_size.
+    v = raw["vision_config"]
+    side = v["image_size"]
+    counter = FlopCounterMode(display=False)
+    with counter, torch.no_grad():
+        model.model.get_image_features(pixel_values=torch.randn(1, 3, side, side),
+                                       image_sizes=torch.tensor([[side, side]]),
+                                       vision_feature_layer=model.config.vision_feature_layer)
+    merge = raw.get("spatial_merge_size", 2)
+    expected = {"transformers": transformers.__version__, "ids": plain["input_ids"][0].tolist(),
+                "prompt_text": prompt, "logits": logits.tolist(), "image_flops": counter.get_total_flops(),
+                "image_tokens": (side // (v["patch_size"] * merge)) ** 2}
+    # The chat as transformers' processor tokenizes it (its template writes the BOS).
+    chat = [{"role": "user", "content": [{"type": "image", "image": image}, {"type": "text", "text": QUESTION}]}]
+    text = processor.apply_chat_template(chat, add_generation_prompt=True)
+    inputs = processor.apply_chat_template(chat, add_generation_prompt=True, tokenize=True, return_dict=True,
+                                           return_tensors="pt")
+    expected["chat"] = {"prompt": QUESTION, "text": text, "ids": inputs["input_ids"][0].tolist(),
+                        "logits": run(inputs).tolist()}
+    with torch.no_grad():
+        out = model.generate(**plain, max_new_tokens=4, do_sample=False)
+    expected["generated"] = out[0, plain["input_ids"].shape[1]:].tolist()
+    (d / "expected.json").write_text(json.dumps(expected) + "\n")
+    print(f"image/{name}: {sum(p.numel() for p in model.parameters()):,} params, logits {tuple(logits.shape)}, "
+          f"pixels {tuple(plain['pixel_values'].shape)}")
+
+
 if __name__ == "__main__":
     only = set(sys.argv[1:])
     for name, raw in IMAGES.items():
@@ -1830,6 +1914,9 @@ if __name__ == "__main__":
     for name, raw in LLAMA4_IMAGES.items():
         if not only or name in only:
             make_llama4_image(name, raw)
+    for name, raw in MISTRAL3_IMAGES.items():
+        if not only or name in only:
+            make_mistral3_image(name, raw)
     for name, raw in CONFIGS.items():
         if not only or name in only:
             make(name, raw)

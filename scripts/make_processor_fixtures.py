@@ -84,6 +84,10 @@ CASES = {
     "qwen2-vl-most": ("q75.jpg", "Qwen2VLImageProcessor", {"size": {"shortest_edge": 100, "longest_edge": 900},
                                                            "patch_size": 5, "merge_size": 2}),
     "qwen2-vl-fewest": ("progressive.jpg", "Qwen2VLImageProcessor", {"min_pixels": 4000, "max_pixels": 100000}),
+    # Pixtral's: shrunk so that no side passes the longest edge, then each side rounded up to
+    # a multiple of the patch; and grown only to that multiple.
+    "pixtral-shrink": ("rgb.png", "PixtralImageProcessor", {"size": {"longest_edge": 40}, "patch_size": 8}),
+    "pixtral-round-up": ("progressive.jpg", "PixtralImageProcessor", {}),
     # Llama 4's tiles (torchvision's backend alone; rescaled and normalized in bfloat16): one
     # tile, the image enlarged to it; 2×3 tiles, shrunk, and the whole image as a seventh; the
     # largest canvas, enlarged onto 2×2 tiles.

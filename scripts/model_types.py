@@ -64,15 +64,16 @@ def status(t, read):
     return "not yet: attention decoder"
 
 
-def towers(binary, model_type):
+def towers(binary, model_type, runs):
     """What anatomy holds of a wrapper's towers, read from its stats on the first generated
-    config of the type that the exactness fixtures hold."""
+    config of the type that the exactness fixtures hold; `runs`: a config of the type runs on an
+    image (`runs_images`)."""
     config = ROOT / f"crates/core/tests/fixtures/unseen/unseen-{model_type}-0.json"
     stats = json.loads(subprocess.run([binary, "stats", str(config), "--json"], check=True,
                                       capture_output=True, text=True).stdout)
     if not all(t["tensors"] > 0 for t in stats.get("towers", {}).values()):
         return "towers not all known"
-    if "image" in stats:
+    if runs or "image" in stats:
         return "towers named and drawn, run on an image (--image, --pixels)"
     return "towers named and drawn, not run"
 
@@ -102,7 +103,7 @@ def main():
     rows = [(t, status(t, read) + (": run on an image (--image, --pixels)" if t in images_run else ""))
             for t in types]
     images = sorted(set(MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING_NAMES) - set(types))
-    image_rows = [(t, f"read ({read[t]}): {towers(binary, t)}" if t in read else
+    image_rows = [(t, f"read ({read[t]}): {towers(binary, t, t in images_run)}" if t in read else
                    "not yet: image-text-to-text (its towers and the language model between them)")
                   for t in images]
     # Language models anatomy reads only inside a wrapper, whose type neither mapping lists.
@@ -138,7 +139,7 @@ def main():
     table += ["", f"transformers {transformers.__version__} maps {len(images)} more model types to an "
               f"image-text-to-text class alone. anatomy reads {n} of them: their language model as above, "
               "their vision towers and projectors as transformers builds them: each tensor named and "
-              "drawn (manifest, verify, stats by tower, the page and the walkthrough); LLaVA's, VipLlava's and the Qwen VL models' (Qwen2-VL to Qwen3-VL-MoE) run on an image.", "",
+              "drawn (manifest, verify, stats by tower, the page and the walkthrough); LLaVA's, VipLlava's, Mistral 3's and the Qwen VL models' (Qwen2-VL to Qwen3-VL-MoE) run on an image.", "",
               "| model_type | anatomy |", "|---|---|"]
     table += [f"| `{t}` | {s} |" for t, s in image_rows]
     if inner:

@@ -1193,6 +1193,7 @@ fn run_model(path: &Path, req: Request, lenient: bool) -> Result<String, Error> 
         }
         None => (None, None),
     };
+    let dims = pixels.as_ref().map_or(vec![], |p| p.dims().to_vec());
     // With --chat, the text the template made of the prompt (reported by --json).
     let mut chat_text = None;
     let (ids, arg) = match (&req.prompt, &req.ids, &tok) {
@@ -1207,7 +1208,7 @@ fn run_model(path: &Path, req: Request, lenient: bool) -> Result<String, Error> 
                 images > 0 && (template.bos.is_empty() || !text.starts_with(&template.bos));
             let framed = match images {
                 0 => text.clone(),
-                _ => session::framed(&text, &opened.spec, t, tiles, &shown)?,
+                _ => session::framed(&text, &opened.spec, t, (&dims, tiles), &shown)?,
             };
             let ids = session::encode(t, &framed, specials, &shown)?;
             chat_text = Some(text);
@@ -1217,7 +1218,7 @@ fn run_model(path: &Path, req: Request, lenient: bool) -> Result<String, Error> 
             // As transformers' `tokenizer(prompt)`: with what the post-processor adds, the
             // image's placeholders framed as its processor frames them.
             let text = match &req.picture {
-                Some(_) => session::framed(p, &opened.spec, t, tiles, &shown)?,
+                Some(_) => session::framed(p, &opened.spec, t, (&dims, tiles), &shown)?,
                 None => p.clone(),
             };
             let mut ids = session::encode(t, &text, true, &shown)?;

@@ -533,8 +533,8 @@ fn run_takes_an_image_file_through_the_checkpoints_processor() {
 /// toy copy keeps its config), Qwen2-VL's `<|image_pad|>` expanded to its image's grid (the
 /// catalog's Qwen2-VL 7B too; Qwen3-VL's and its catalog 4B, Qwen3-VL-MoE's, Qwen2.5-VL's,
 /// Qwen3.5's and the catalog's Qwen3.5-35B-A3B likewise), Llama 4's `<|image|>` laid out over its
-/// tiles (the catalog's Scout too), and their greedy decoding on from the image as
-/// transformers'.
+/// tiles (the catalog's Scout too), Mistral 3's `[IMG]` as rows of placeholders ended by
+/// `[IMG_BREAK]` and `[IMG_END]`, and their greedy decoding on from the image as transformers'.
 #[test]
 fn run_chats_about_an_image_as_transformers_processor_does() {
     let rows = |v: &Value| -> Vec<f32> {
@@ -563,6 +563,7 @@ fn run_chats_about_an_image_as_transformers_processor_does() {
         "image/qwen3.5-35b-a3b",
         "image/llama4-jpeg",
         "image/llama-4-scout-17b-16e",
+        "image/mistral3-jpeg",
     ] {
         let model = exec_fixture(name);
         let image = model.join("image.jpg");

@@ -295,33 +295,34 @@ pub fn pixels(
     }
 }
 
-/// `text` as the model's processor writes it before tokenizing, where the processor frames an
-/// image's placeholders: Gemma 3's turns each opening token written in it into
+/// `text` as the model's processor writes it before tokenizing, where the processor lays an
+/// image's placeholders out: Gemma 3's turns each opening token written in it into
 /// `"\n\n" + open + placeholder × features + close + "\n\n"`; Llama 4's turns each
 /// `<|image|>` into its layout of the image's tiles `tiles` (rows, columns): the opening token,
 /// each tile's placeholders row by row (a separator between columns and after each row), then
-/// `<|image|>` and the whole image's, and the closing token; one tile alone has no separators.
-/// Other text is kept; an error at `file` where Llama 4's layout needs a canvas not known.
+/// `<|image|>` and the whole image's, and the closing token; one tile alone has no separators;
+/// Mistral 3's turns each placeholder into the image's rows of them (the image `dims` [3, H, W]
+/// says how many), each row ended by `[IMG_BREAK]`, the last by `[IMG_END]`. Other text is
+/// kept; an error at `file` where Llama 4's layout needs a canvas not known.
 pub fn framed(
     text: &str,
     spec: &Spec,
     tok: &Encoder,
-    tiles: Option<[usize; 2]>,
+    (dims, tiles): (&[usize], Option<[usize; 2]>),
     file: &str,
 ) -> Result<String, Error> {
     let Some(input) = &spec.image else {
         return Ok(text.to_string());
     };
-    let Some((open, close)) = input.frame else {
+    let Some(p) = tok.token(input.token) else {
         return Ok(text.to_string());
     };
-    let (Some(o), Some(c), Some(p)) = (tok.token(open), tok.token(close), tok.token(input.token))
-    else {
-        return Ok(text.to_string());
-    };
+    let ends = input
+        .frame
+        .map(|(open, close)| (tok.token(open), tok.token(close)));
     let placeholders = p.repeat(input.encoder.features() as usize);
-    match &input.encoder {
-        ImageEncoder::Llama4(_) => {
+    match (&input.encoder, ends) {
+        (ImageEncoder::Llama4(_), Some((Some(o), Some(c)))) => {
             // Llama4Processor's own tokens (its defaults, which checkpoints keep).
             const IMAGE: &str = "<|image|>";
             if !text.contains(IMAGE) {
@@ -337,13 +338,31 @@ pub fn framed(
             }
             Ok(text.replace(IMAGE, &format!("{layout}{IMAGE}{placeholders}{c}")))
         }
-        ImageEncoder::Gemma3(_)
-        | ImageEncoder::Llava(_)
-        | ImageEncoder::Qwen2Vl(_)
-        | ImageEncoder::Qwen25Vl(_)
-        | ImageEncoder::Qwen3Vl(_) => {
+        (ImageEncoder::Pixtral(v), _) => {
+            let (&[_, h, w], f) = (dims, v.factor() as usize) else {
+                return Ok(text.to_string());
+            };
+            // PixtralProcessor's own tokens (its defaults).
+            let row = format!("{}[IMG_BREAK]", p.repeat(w / f));
+            let layout = row.repeat(h / f);
+            let layout = match layout.strip_suffix("[IMG_BREAK]") {
+                Some(rest) => format!("{rest}[IMG_END]"),
+                None => layout,
+            };
+            Ok(text.replace(&p, &layout))
+        }
+        (ImageEncoder::Gemma3(_), Some((Some(o), Some(c)))) => {
             Ok(text.replace(&o, &format!("\n\n{o}{placeholders}{c}\n\n")))
         }
+        (
+            ImageEncoder::Gemma3(_)
+            | ImageEncoder::Llama4(_)
+            | ImageEncoder::Llava(_)
+            | ImageEncoder::Qwen2Vl(_)
+            | ImageEncoder::Qwen25Vl(_)
+            | ImageEncoder::Qwen3Vl(_),
+            _,
+        ) => Ok(text.to_string()),
     }
 }
 
@@ -392,9 +411,13 @@ pub fn with_placeholders(ids: &[u32], pixels: &candle_core::Tensor, spec: &Spec)
         return ids.to_vec();
     };
     let placeholder = |id: &u32| u64::from(*id) == input.token;
-    // Llama 4's placeholders sit among its processor's separators: a prompt lays them out.
+    // Llama 4's and Mistral 3's placeholders sit among their processor's separators: a prompt
+    // lays them out.
     if ids.iter().filter(|id| placeholder(id)).count() != 1
-        || matches!(input.encoder, ImageEncoder::Llama4(_))
+        || matches!(
+            input.encoder,
+            ImageEncoder::Llama4(_) | ImageEncoder::Pixtral(_)
+        )
     {
         return ids.to_vec();
     }

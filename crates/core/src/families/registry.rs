@@ -4753,6 +4753,7 @@ pub static FAMILIES: &[Family] = &[
                 towers::mistral3_projector,
             ),
         ],
+        image: Some(towers::mistral3_image),
         ..wrapper(
             "mistral3",
             "Mistral 3",

@@ -73,6 +73,10 @@ pub enum ImageEncoder {
     /// token dropped, each `shuffle`² patches shuffled into one feature through a two-layer
     /// GELU MLP, and a map into the text width.
     Llama4(Llama4Vision),
+    /// Mistral 3's: Pixtral's ViT over the image at its own resolution (2-D rotary positions,
+    /// RMSNorms, a gated MLP), an RMSNorm, each `merge`² patches joined by a learned map, and
+    /// two maps into the text width.
+    Pixtral(PixtralVision),
 }
 
 impl ImageEncoder {
@@ -82,9 +86,10 @@ impl ImageEncoder {
         match self {
             ImageEncoder::Llava(l) => l.features(),
             ImageEncoder::Gemma3(g) => g.tokens,
-            ImageEncoder::Qwen2Vl(_) | ImageEncoder::Qwen3Vl(_) | ImageEncoder::Qwen25Vl(_) => {
-                self.features_of(&[])
-            }
+            ImageEncoder::Qwen2Vl(_)
+            | ImageEncoder::Qwen3Vl(_)
+            | ImageEncoder::Qwen25Vl(_)
+            | ImageEncoder::Pixtral(_) => self.features_of(&[]),
             ImageEncoder::Llama4(l) => l.features(),
         }
     }
@@ -92,9 +97,10 @@ impl ImageEncoder {
     /// Features of a processed image of `dims` (channels, height, width), which `misfit` has
     /// accepted.
     pub fn features_of(&self, dims: &[usize]) -> u64 {
-        match (self, self.qwen(), dims) {
-            (_, Some(q), [_, h, w]) => q.features(*h as u64, *w as u64),
-            (_, Some(q), _) => q.features(q.tower.image, q.tower.image),
+        let side = self.side();
+        match (self, self.step(), dims) {
+            (_, Some(f), [_, h, w]) => (*h as u64 / f) * (*w as u64 / f),
+            (_, Some(f), _) => (side / f).pow(2),
             // Llama 4's: each tile's.
             (ImageEncoder::Llama4(l), None, [tiles, _, _, _]) => *tiles as u64 * l.features(),
             (_, None, _) => self.features(),
@@ -107,7 +113,10 @@ impl ImageEncoder {
             ImageEncoder::Qwen2Vl(q)
             | ImageEncoder::Qwen3Vl(Qwen3Vision { base: q, .. })
             | ImageEncoder::Qwen25Vl(Qwen25Vision { base: q, .. }) => Some(q),
-            ImageEncoder::Llava(_) | ImageEncoder::Gemma3(_) | ImageEncoder::Llama4(_) => None,
+            ImageEncoder::Llava(_)
+            | ImageEncoder::Gemma3(_)
+            | ImageEncoder::Llama4(_)
+            | ImageEncoder::Pixtral(_) => None,
         }
     }
 
@@ -124,9 +133,9 @@ impl ImageEncoder {
                 )),
             };
         }
-        match self.qwen() {
-            Some(q) => {
-                let f = q.factor() as usize;
+        match self.step() {
+            Some(f) => {
+                let f = f as usize;
                 match dims {
                     [channels, h, w]
                         if *channels == c && *h > 0 && *w > 0 && h % f == 0 && w % f == 0 =>
@@ -149,6 +158,7 @@ impl ImageEncoder {
             ImageEncoder::Llava(Llava { tower, .. })
             | ImageEncoder::Gemma3(Gemma3Vision { tower, .. })
             | ImageEncoder::Llama4(Llama4Vision { tower, .. })
+            | ImageEncoder::Pixtral(PixtralVision { tower, .. })
             | ImageEncoder::Qwen2Vl(Qwen2Vision { tower, .. })
             | ImageEncoder::Qwen3Vl(Qwen3Vision {
                 base: Qwen2Vision { tower, .. },
@@ -169,7 +179,8 @@ impl ImageEncoder {
             | ImageEncoder::Qwen2Vl(_)
             | ImageEncoder::Qwen3Vl(_)
             | ImageEncoder::Qwen25Vl(_)
-            | ImageEncoder::Llama4(_) => false,
+            | ImageEncoder::Llama4(_)
+            | ImageEncoder::Pixtral(_) => false,
             ImageEncoder::Gemma3(_) => true,
         }
     }
@@ -177,8 +188,8 @@ impl ImageEncoder {
     /// The most values a processed image may hold: channels × height × width (at most
     /// Pillow's image size where the encoder reads images at their own resolution).
     pub fn pixels(&self) -> u64 {
-        match (self, self.qwen()) {
-            (_, Some(q)) => q.tower.channels * PILLOW_MAX_PIXELS,
+        match (self, self.step()) {
+            (_, Some(_)) => self.tower().channels * PILLOW_MAX_PIXELS,
             // Tiles of an image resized up to at most Pillow's size, and one more.
             (ImageEncoder::Llama4(l), None) => {
                 l.tower.channels * (PILLOW_MAX_PIXELS + l.tower.image.pow(2))
@@ -208,7 +219,8 @@ impl ImageEncoder {
         match self {
             ImageEncoder::Llava(Llava { tower, .. })
             | ImageEncoder::Gemma3(Gemma3Vision { tower, .. })
-            | ImageEncoder::Llama4(Llama4Vision { tower, .. }) => tower,
+            | ImageEncoder::Llama4(Llama4Vision { tower, .. })
+            | ImageEncoder::Pixtral(PixtralVision { tower, .. }) => tower,
             ImageEncoder::Qwen2Vl(q)
             | ImageEncoder::Qwen3Vl(Qwen3Vision { base: q, .. })
             | ImageEncoder::Qwen25Vl(Qwen25Vision { base: q, .. }) => &q.tower,
@@ -219,7 +231,13 @@ impl ImageEncoder {
     /// size, the pixels a feature spans a side (its figures are then stated for a square image
     /// `side` pixels wide).
     pub fn step(&self) -> Option<u64> {
-        self.qwen().map(Qwen2Vision::factor)
+        match self {
+            ImageEncoder::Pixtral(p) => Some(p.factor()),
+            ImageEncoder::Llava(_) | ImageEncoder::Gemma3(_) | ImageEncoder::Llama4(_) => None,
+            ImageEncoder::Qwen2Vl(_) | ImageEncoder::Qwen3Vl(_) | ImageEncoder::Qwen25Vl(_) => {
+                self.qwen().map(Qwen2Vision::factor)
+            }
+        }
     }
 
     /// The 3-D positions of the language model's rotary embedding where an image's tokens
@@ -253,6 +271,10 @@ impl ImageEncoder {
                 l.shuffle,
                 l.tower.hidden * l.shuffle * l.shuffle
             )),
+            ImageEncoder::Pixtral(p) => out.push(format!(
+                "Its patches take 2-D rotary positions (half of a head's rotated pairs turn by the patch's row, half by its column); the hidden state read, RMSNormed, joins each {0}×{0} patches in a learned map, then two maps into the text width; in the prompt, each row of the image's tokens ends with [IMG_BREAK], the last with [IMG_END].",
+                p.merge
+            )),
             ImageEncoder::Qwen2Vl(_) | ImageEncoder::Qwen25Vl(_) | ImageEncoder::Qwen3Vl(_) => {}
         }
         if let Some(m) = self.mrope() {
@@ -276,7 +298,8 @@ impl ImageEncoder {
             ImageEncoder::Llava(_)
             | ImageEncoder::Gemma3(_)
             | ImageEncoder::Qwen2Vl(_)
-            | ImageEncoder::Llama4(_) => {}
+            | ImageEncoder::Llama4(_)
+            | ImageEncoder::Pixtral(_) => {}
         }
         out
     }
@@ -291,6 +314,7 @@ impl ImageEncoder {
             ImageEncoder::Qwen3Vl(q) => q.flops(),
             ImageEncoder::Qwen25Vl(q) => q.flops(),
             ImageEncoder::Llama4(l) => l.flops(text),
+            ImageEncoder::Pixtral(p) => p.flops(text),
         }
     }
 }
@@ -614,6 +638,51 @@ impl Llama4Vision {
         t.embed_flops()
             + u128::from(t.depth) * t.layer_flops(n + 1)
             + 2 * u128::from(self.features()) * (joined * a + b * b + b * u128::from(text))
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct PixtralVision {
+    /// Pixtral's ViT (`image` the square its figures are stated at: the config's largest
+    /// image; its RMSNorms' ε 1e-5, the class's).
+    pub tower: VisionTower,
+    /// The side of the square of patches the patch merger joins into one feature.
+    pub merge: u64,
+    /// The base of the tower's 2-D rotary frequencies.
+    pub theta: f64,
+    /// The hidden state read (`vision_feature_layer`): 0 the embeddings', negative from the
+    /// last layer's.
+    pub layer: i64,
+    /// Name prefix of the projector's tensors (its RMSNorm's ε the language model's), its
+    /// activation between its two maps and whether they have biases.
+    pub projector: String,
+    pub projector_act: Act,
+    pub projector_bias: bool,
+}
+
+impl PixtralVision {
+    /// Pixels a feature spans a side: the patch times the merge.
+    pub fn factor(&self) -> u64 {
+        self.tower.patch * self.merge
+    }
+
+    /// The encoder layers run: up to the hidden state read.
+    pub fn layers_run(&self) -> u64 {
+        self.layer.rem_euclid(self.tower.depth as i64 + 1) as u64
+    }
+
+    /// A square image of the stated side: the patch convolution; each layer run over every
+    /// patch (a gated MLP: three maps); the merger's and the projector's maps over every
+    /// feature into `text`.
+    fn flops(&self, text: u64) -> u128 {
+        let t = &self.tower;
+        let n = u128::from(t.grid()).pow(2);
+        let [d, i, m] = [t.hidden, t.intermediate, self.merge].map(u128::from);
+        let f = u128::from((t.image / self.factor()).pow(2));
+        let text = u128::from(text);
+        t.embed_flops()
+            + u128::from(self.layers_run()) * (t.layer_flops(n) + 2 * n * d * i)
+            + 2 * f * (d * m * m * d + d * text + text * text)
     }
 }
 

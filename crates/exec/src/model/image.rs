@@ -3,8 +3,8 @@
 
 use super::*;
 use anatomy_core::spec::{
-    Gemma3Vision, ImageEncoder, Llama4Vision, Llava, Qwen25Vision, Qwen2Vision, Qwen3Vision,
-    VisionTower,
+    Gemma3Vision, ImageEncoder, Llama4Vision, Llava, PixtralVision, Qwen25Vision, Qwen2Vision,
+    Qwen3Vision, VisionTower,
 };
 
 impl Model {
@@ -49,6 +49,7 @@ impl Model {
                 features
             }
             ImageEncoder::Llama4(l) => self.llama4(l, &pixels)?,
+            ImageEncoder::Pixtral(p) => self.pixtral(p, &pixels)?,
         };
         let slots: Vec<usize> = (ids.iter().enumerate())
             .filter(|(_, &id)| u64::from(id) == input.token)
@@ -137,6 +138,18 @@ impl Model {
         };
         let w = |part: &str| self.weights.get(&format!("{name}.{part}"));
         Ok(norm(x, Some(w("weight")?), Some(w("bias")?), &n)?)
+    }
+
+    /// The RMSNorm (a scale) stored under `name`.
+    fn rms_norm(&self, x: &Tensor, name: &str, eps: f64) -> Res<Tensor> {
+        let n = Norm {
+            kind: NormKind::Rms,
+            eps,
+            unit_offset: false,
+            place: NormPlace::Pre,
+        };
+        let w = self.weights.get(&format!("{name}.weight"))?;
+        Ok(norm(x, Some(w), None, &n)?)
     }
 
     /// A ViT encoder layer (CLIP's, SigLIP's): a LayerNorm, attention among every patch (biased
@@ -278,6 +291,109 @@ impl Model {
     }
 }
 
+impl Model {
+    /// Mistral 3's image features: Pixtral's bias-free patch convolution over the image at its
+    /// own size and an RMSNorm; its layers up to the hidden state read; the projector's RMSNorm
+    /// (the language model's ε), each `merge`² patches side by side (channel by row by column,
+    /// as torch's unfold lays them) through the patch merger's map, two maps into the text
+    /// width.
+    fn pixtral(&self, p: &PixtralVision, pixels: &Tensor) -> Res<Tensor> {
+        let t = &p.tower;
+        let at = |name: &str| format!("{}{name}", t.prefix);
+        let (c, h, w) = pixels.dims3()?;
+        let (pp, m, d) = (t.patch as usize, p.merge as usize, t.hidden as usize);
+        let (gh, gw) = (h / pp, w / pp);
+        let patches = pixels
+            .reshape((c, gh, pp, gw, pp))?
+            .permute((1, 3, 0, 2, 4))?
+            .reshape((gh * gw, c * pp * pp))?;
+        let kernel = self.weights.get(&at("patch_conv.weight"))?;
+        let kernel = kernel.reshape((d, c * pp * pp))?.to_dtype(DType::F32)?;
+        let mut x = self.rms_norm(&patches.matmul(&kernel.t()?)?, &at("ln_pre"), t.eps)?;
+        let rows: Vec<[i64; 2]> = (0..gh * gw)
+            .map(|i| [(i / gw) as i64, (i % gw) as i64])
+            .collect();
+        let (cos, sin) = pixtral_rope(&rows, d / t.heads as usize, p.theta)?;
+        for i in 0..p.layers_run() as usize {
+            x = self.pixtral_layer(t, i, x, (&cos, &sin))?;
+        }
+        let proj = |name: &str| format!("{}{name}", p.projector);
+        let x = self
+            .rms_norm(&x, &proj("norm"), self.spec.norm.eps)?
+            .reshape((gh / m, m, gw / m, m, d))?
+            .permute((0, 2, 4, 1, 3))?
+            .reshape(((gh / m) * (gw / m), d * m * m))?;
+        let x = self.linear(&x, &proj("patch_merger.merging_layer.weight"), None)?;
+        let lin = |x: &Tensor, name: &str| -> Res<Tensor> {
+            let b = match p.projector_bias {
+                true => Some(self.weights.get(&proj(&format!("{name}.bias")))?),
+                false => None,
+            };
+            self.linear(x, &proj(&format!("{name}.weight")), b)
+        };
+        let y = apply_act(p.projector_act, &lin(&x, "linear_1")?)?;
+        lin(&y, "linear_2")
+    }
+
+    /// A Pixtral layer: an RMSNorm, bias-free Q, K, V (Q and K turned by the patches' 2-D
+    /// rotary tables, rotate-half pairs), attention among every patch, the output map; an
+    /// RMSNorm and the gated MLP; each added to the stream.
+    fn pixtral_layer(
+        &self,
+        v: &VisionTower,
+        i: usize,
+        h: Tensor,
+        (cos, sin): (&Tensor, &Tensor),
+    ) -> Res<Tensor> {
+        let at = |name: &str| format!("{}transformer.layers.{i}.{name}", v.prefix);
+        let lin = |x: &Tensor, name: &str| self.linear(x, &at(&format!("{name}.weight")), None);
+        let (n, d) = h.dims2()?;
+        let heads = v.heads as usize;
+        let a = self.rms_norm(&h, &at("attention_norm"), v.eps)?;
+        let split = |t: Tensor| -> Res<Tensor> {
+            Ok(t.reshape((n, heads, d / heads))?
+                .transpose(0, 1)?
+                .contiguous()?)
+        };
+        let q = crate::rope::rotate(&split(lin(&a, "attention.q_proj")?)?, cos, sin, false)?;
+        let k = crate::rope::rotate(&split(lin(&a, "attention.k_proj")?)?, cos, sin, false)?;
+        let o = attend_all(&q, &k, &split(lin(&a, "attention.v_proj")?)?, None)?;
+        let h = (h + lin(&o, "attention.o_proj")?)?;
+        let m = self.rms_norm(&h, &at("ffn_norm"), v.eps)?;
+        let gate = apply_act(v.act, &lin(&m, "feed_forward.gate_proj")?)?;
+        let m = lin(
+            &(gate * lin(&m, "feed_forward.up_proj")?)?,
+            "feed_forward.down_proj",
+        )?;
+        Ok((h + m)?)
+    }
+}
+
+/// Pixtral's 2-D rotary tables for patches at `rows` (row, column), [patches, hd]: a head's
+/// first quarter of dims turn by the row (the even frequencies of base `theta`), its second by
+/// the column (the odd), written twice (rotate-half pairs); in float32 as transformers takes
+/// them.
+fn pixtral_rope(rows: &[[i64; 2]], hd: usize, theta: f64) -> R<(Tensor, Tensor)> {
+    let inv: Vec<f32> = (0..hd / 2)
+        .map(|j| 1.0 / (theta as f32).powf((2 * j) as f32 / hd as f32))
+        .collect();
+    let (mut cos, mut sin) = (Vec::new(), Vec::new());
+    for &[r, c] in rows {
+        let angles: Vec<f32> = (inv.iter().step_by(2).map(|f| r as f32 * f))
+            .chain(inv.iter().skip(1).step_by(2).map(|f| c as f32 * f))
+            .collect();
+        for _ in 0..2 {
+            cos.extend(angles.iter().map(|a| a.cos()));
+            sin.extend(angles.iter().map(|a| a.sin()));
+        }
+    }
+    let n = rows.len();
+    Ok((
+        Tensor::from_vec(cos, (n, hd), &Device::Cpu)?,
+        Tensor::from_vec(sin, (n, hd), &Device::Cpu)?,
+    ))
+}
+
 /// Llama 4's 2-D rotary tables for a tile of `g`² patches and its class token, [g² + 1, hd]:
 /// pair j (adjacent dims) turns by (column + 1)·f_j in a head's first half, by (row + 1)·f_j in
 /// its second, the class token (last) not at all; in float32 as transformers takes them. The
@@ -401,16 +517,7 @@ impl Model {
     /// LayerNorms.
     fn qwen_norm(&self, kind: Qwen, x: &Tensor, name: &str) -> Res<Tensor> {
         match kind {
-            Qwen::Windowed(_) => {
-                let rms = Norm {
-                    kind: NormKind::Rms,
-                    eps: 1e-6,
-                    unit_offset: false,
-                    place: NormPlace::Pre,
-                };
-                let w = self.weights.get(&format!("{name}.weight"))?;
-                Ok(norm(x, Some(w), None, &rms)?)
-            }
+            Qwen::Windowed(_) => self.rms_norm(x, name, 1e-6),
             Qwen::Two(_) | Qwen::Three(_) => self.layer_norm(x, name, 1e-6),
         }
     }

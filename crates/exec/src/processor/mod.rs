@@ -47,6 +47,12 @@ pub enum Size {
         max: usize,
         factor: usize,
     },
+    /// Pixtral's: shrunk (never grown) so that neither side passes `edge`, each side then
+    /// rounded up to a multiple of `multiple` (the processor's patch times its merge).
+    Longest {
+        edge: usize,
+        multiple: usize,
+    },
 }
 
 /// One image processor's settings.
@@ -139,6 +145,19 @@ fn defaults(class: &str) -> Option<Defaults> {
             square: false,
             convert_rgb: true,
         },
+        // Its multiple is the processor's (`from_folder`), else the image processor's patch.
+        "PixtralImageProcessor" => Defaults {
+            filter: Filter::Bicubic,
+            mean: CLIP_MEAN,
+            std: CLIP_STD,
+            size: Size::Longest {
+                edge: 1024,
+                multiple: 16,
+            },
+            crop: None,
+            square: true,
+            convert_rgb: true,
+        },
         // Its tiling is read apart (`tiling`).
         "Llama4ImageProcessor" => Defaults {
             filter: Filter::Bilinear,
@@ -163,7 +182,8 @@ fn defaults(class: &str) -> Option<Defaults> {
 }
 
 /// The classes `defaults` knows, for the refusal of others.
-const READ: &str = "CLIP's, SigLIP's, ViT's, BLIP's, BiT's, Gemma 3's, Qwen2-VL's and Llama 4's";
+const READ: &str =
+    "CLIP's, SigLIP's, ViT's, BLIP's, BiT's, Gemma 3's, Qwen2-VL's, Llama 4's and Pixtral's";
 
 impl Processor {
     /// The processor a checkpoint folder holds: `preprocessor_config.json`, else
@@ -174,7 +194,7 @@ impl Processor {
         let (file, key) = if own.exists() {
             (own, None)
         } else if shared.exists() {
-            (shared, Some("image_processor"))
+            (shared.clone(), Some("image_processor"))
         } else {
             return Err(Error::file(
                 own.display().to_string(),
@@ -192,7 +212,25 @@ impl Processor {
             })?,
             None => &json,
         };
-        Processor::from_json(json, &shown)
+        let mut processor = Processor::from_json(json, &shown)?;
+        // A saved PixtralProcessor resizes to multiples of its own patch times its merge (16
+        // and 1 by default), whatever its image processor's patch; the image processor alone,
+        // to its own.
+        let outer = std::fs::read_to_string(&shared)
+            .ok()
+            .and_then(|t| serde_json::from_str::<Value>(&t).ok())
+            .filter(|o| o.get("patch_size").is_some() || o.get("spatial_merge_size").is_some());
+        if let (Some((Size::Longest { multiple, .. }, _)), Some(outer)) =
+            (&mut processor.resize, outer)
+        {
+            let number = |key: &str, default: u64| {
+                (outer.get(key).and_then(Value::as_u64))
+                    .filter(|n| (1..=1024).contains(n))
+                    .unwrap_or(default) as usize
+            };
+            *multiple = number("patch_size", 16) * number("spatial_merge_size", 1);
+        }
+        Ok(processor)
     }
 
     /// Settings from a processor's JSON (`file` names it in errors).
@@ -224,6 +262,7 @@ impl Processor {
         let resize = if flag("do_resize", true)? {
             let size = match (d.size, json.get("size")) {
                 (Size::Smart { min, max, .. }, v) => smart(json, v, (min, max), file)?,
+                (Size::Longest { edge, multiple }, v) => longest(json, v, (edge, multiple), file)?,
                 (size, None | Some(Value::Null)) => size,
                 (_, Some(v)) => size(v, d.square, file, "size")?,
             };
@@ -269,7 +308,7 @@ impl Processor {
                 },
                 Some(v) => match size(v, true, file, "crop_size")? {
                     Size::Exact { height, width } => Some((height, width)),
-                    Size::ShortestEdge(_) | Size::Smart { .. } => {
+                    Size::ShortestEdge(_) | Size::Smart { .. } | Size::Longest { .. } => {
                         return Err(Error::new(file, "crop_size", "must give a height and a width"))
                     }
                 },
@@ -361,6 +400,9 @@ impl Processor {
                 Size::ShortestEdge(short) => shortest_edge(image.height, image.width, short),
                 Size::Smart { min, max, factor } => {
                     smart_resize(image.height, image.width, factor, min, max)?
+                }
+                Size::Longest { edge, multiple } => {
+                    within_edge(image.height, image.width, edge, multiple)
                 }
             };
             bounded(height, width)?;
@@ -518,6 +560,66 @@ fn smart(
         max,
         factor: patch * merge,
     })
+}
+
+/// Pixtral's size: `size.longest_edge` (the class's `edge` where missing), rounded to multiples
+/// of the image processor's `patch_size` (`from_folder` puts the processor's in its place).
+fn longest(
+    json: &Value,
+    size: Option<&Value>,
+    (edge, multiple): (usize, usize),
+    file: &str,
+) -> Result<Size, Error> {
+    let positive = |v: &Value, key: &str| -> Result<usize, Error> {
+        v.as_u64()
+            .filter(|n| (1..=1 << 16).contains(n))
+            .map(|n| n as usize)
+            .ok_or_else(|| Error::new(file, key, "must be a whole number from 1 to 65536"))
+    };
+    let edge = match size {
+        None | Some(Value::Null) => edge,
+        Some(v) => match v.get("longest_edge") {
+            Some(e) => positive(e, "size.longest_edge")?,
+            None => {
+                return Err(Error::new(
+                    file,
+                    "size",
+                    "must be {\"longest_edge\": N} for Pixtral's processor (anatomy reads no other size of it yet)",
+                ))
+            }
+        },
+    };
+    let multiple = match json.get("patch_size") {
+        None | Some(Value::Null) => multiple,
+        Some(Value::Object(m)) => match (m.get("height"), m.get("width")) {
+            (Some(h), Some(w)) if h == w => positive(h, "patch_size.height")?,
+            _ => {
+                return Err(Error::new(
+                    file,
+                    "patch_size",
+                    "must be square: {\"height\": N, \"width\": N}",
+                ))
+            }
+        },
+        Some(v) => positive(v, "patch_size")?,
+    };
+    Ok(Size::Longest { edge, multiple })
+}
+
+/// Pixtral's `get_resize_output_image_size`: `(height, width)` shrunk by the larger of their
+/// ratios to `edge` where that is over 1 (each floored), then rounded up to multiples of
+/// `multiple`.
+fn within_edge(height: usize, width: usize, edge: usize, multiple: usize) -> (usize, usize) {
+    let ratio = (height as f64 / edge as f64).max(width as f64 / edge as f64);
+    let (h, w) = match ratio > 1.0 {
+        true => (
+            (height as f64 / ratio).floor() as usize,
+            (width as f64 / ratio).floor() as usize,
+        ),
+        false => (height, width),
+    };
+    let up = |n: usize| (n.max(1) - 1) / multiple * multiple + multiple;
+    (up(h), up(w))
 }
 
 /// transformers' `smart_resize` (Qwen2-VL's): `(height, width)` in Python's arithmetic (its

@@ -3,7 +3,7 @@
 //! Idefics3, InternVL, Command A Vision, Aya Vision, LFM2-VL, LLaVA-OneVision-1.5).
 
 use super::*;
-use crate::spec::{Act, ImageEncoder, ImageInput, Llava};
+use crate::spec::{Act, ImageEncoder, ImageInput, Llava, PixtralVision};
 
 /// LLaVA's vision tower, CLIP's vision model: as GIT's encoder (which is CLIP's), of the
 /// wrapper's default (CLIP ViT-L/14 at 336 pixels) where it has no vision config, else of
@@ -677,6 +677,83 @@ fn llava_input(top: &Config, vip: bool) -> Result<Option<ImageInput>> {
                 true => Some(top.float("projector_layernorm_eps", 1e-5)?),
                 false => None,
             },
+        }),
+    }))
+}
+
+/// How Mistral 3 runs an image: Pixtral's tower (its sizes, heads, activation and rotary base;
+/// its figures stated at its `image_size`), the hidden state read (`vision_feature_layer`: one;
+/// a list of several cannot run, as the projector's norm takes one state's width), the patch
+/// merger's `spatial_merge_size`, the projector's activation and biases, and the placeholder
+/// (`image_token_index`).
+pub fn mistral3_image(top: &Config) -> Result<Option<ImageInput>> {
+    let Some(t) = pixtral(top)? else {
+        return Ok(None);
+    };
+    let v = &t.v;
+    let absent = v.is_none();
+    let Some(image) = square(v, "image_size", if absent { 1540 } else { 1024 })? else {
+        return Ok(None);
+    };
+    let layer = match top.get("vision_feature_layer") {
+        None => -1,
+        Some(serde_json::Value::Array(list)) => match list.as_slice() {
+            [one] => match one.as_i64() {
+                Some(i) => i,
+                None => return Ok(None),
+            },
+            _ => return Ok(None),
+        },
+        Some(x) => match x.as_i64() {
+            Some(i) => i,
+            None => return Ok(None),
+        },
+    };
+    let heads = size(v, "num_attention_heads", 16)?;
+    let theta = match v {
+        Some(c) => match c.detached("rope_parameters")? {
+            Some(r) => r.float("rope_theta", 10_000.0)?,
+            None => c.float("rope_theta", 10_000.0)?,
+        },
+        None => 10_000.0,
+    };
+    let head_dim = match v {
+        Some(c) => c.opt_size("head_dim")?,
+        None => None,
+    };
+    let states = t.layers as i64 + 1;
+    let merge = top.size("spatial_merge_size", Some(2))?;
+    let (Some(act), Some(projector_act)) = (
+        match v {
+            Some(c) => activation(c, "hidden_act", "gelu")?,
+            None => Some(Act::Gelu),
+        },
+        activation(top, "projector_hidden_act", "gelu")?,
+    ) else {
+        return Ok(None);
+    };
+    // What transformers cannot run: a state past the last, a head dim not the width's share
+    // (the rotary tables take the config's), or one whose axial halves do not fill it.
+    if !(-states..states).contains(&layer)
+        || heads == 0
+        || !t.hidden.is_multiple_of(u128::from(heads))
+        || head_dim.is_some_and(|h| u128::from(h) * u128::from(heads) != t.hidden)
+        || !(t.hidden / u128::from(heads)).is_multiple_of(4)
+        || merge == 0
+    {
+        return Ok(None);
+    }
+    Ok(Some(ImageInput {
+        token: top.opt_size("image_token_index")?.unwrap_or(10),
+        frame: None,
+        encoder: ImageEncoder::Pixtral(PixtralVision {
+            tower: t.runs(top, "vision_tower.", image, heads, 1e-5, act)?,
+            merge,
+            theta,
+            layer,
+            projector: "multi_modal_projector.".into(),
+            projector_act,
+            projector_bias: top.flag("multimodal_projector_bias", false)?,
         }),
     }))
 }

@@ -606,6 +606,14 @@ fn config_json(spec: &Spec) -> serde_json::Value {
                         "window": q.window, "full": q.full,
                     }),
                 ),
+                ImageEncoder::Pixtral(p) => (
+                    &p.tower,
+                    json!({
+                        "merge": p.merge, "theta": p.theta, "layer": p.layer, "projector": p.projector,
+                        "projector_eps": spec.norm.eps, "projector_act": act_name(p.projector_act),
+                        "projector_bias": p.projector_bias,
+                    }),
+                ),
                 ImageEncoder::Llama4(l) => (
                     &l.tower,
                     json!({

@@ -39,6 +39,10 @@ pub(super) fn pieces(g: &crate::graph::Graph) -> Pieces {
         "image_llama4",
         matches!(encoder, Some(ImageEncoder::Llama4(_))),
     );
+    p.set(
+        "image_pixtral",
+        matches!(encoder, Some(ImageEncoder::Pixtral(_))),
+    );
     // Dory's nGPT: learned scales on queries, gates, the MLP's halves and the logits.
     p.set("ngpt", spec.ngpt.is_some());
     // DeepSeek-V4's layers whose experts are chosen by token id.

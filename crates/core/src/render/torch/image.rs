@@ -4,7 +4,8 @@
 
 use super::*;
 use crate::spec::{
-    Gemma3Vision, ImageEncoder, ImageInput, Llama4Vision, Qwen2Vision, Qwen3Vision, VisionTower,
+    Gemma3Vision, ImageEncoder, ImageInput, Llama4Vision, PixtralVision, Qwen2Vision, Qwen3Vision,
+    VisionTower,
 };
 
 /// The towers' classes.
@@ -23,6 +24,7 @@ pub(super) fn classes(image: &ImageInput) -> String {
             .map(str::trim_end)
             .join("\n\n\n"),
         ImageEncoder::Llama4(_) => include_str!("llama4.py").trim_end().to_string(),
+        ImageEncoder::Pixtral(_) => include_str!("pixtral.py").trim_end().to_string(),
     }
 }
 
@@ -44,6 +46,7 @@ pub(super) fn model(spec: &Spec, n: &Names, module: &str, image: &ImageInput) ->
             return qwen_vl(spec, n, image, &t.base, ("Qwen3Vision", extra), Some(t));
         }
         ImageEncoder::Llama4(l) => return llama4(spec, n, module, image, l),
+        ImageEncoder::Pixtral(p) => return pixtral(spec, n, module, image, p),
     };
     let projector = l.projector.trim_end_matches('.');
     let text = spec.hidden;
@@ -201,6 +204,61 @@ ${holders}        self.${tower} = Llama4Vision(${channels}, ${image}, ${patch}, 
     def image_features(self, pixel_values):  # [..., tiles, ${channels}, ${image}, ${image}] -> [tiles · features, ${text}]
         tiles = pixel_values.reshape(-1, *pixel_values.shape[-3:])
         return self.${projector}.linear_1(self.${tower}(tiles)).flatten(0, 1)
+
+    def forward(self, input_ids, pixel_values=None):  # [B, T] int64 -> logits [B, T, ${v}]
+        if pixel_values is None:
+            return self.${module}(input_ids)
+        features = self.image_features(pixel_values)
+
+        def put(embedding, args, out):  # each placeholder's embedding replaced by the next feature
+            out = out.clone()
+            out[input_ids == ${token}] = features.to(out.dtype)
+            return out
+
+        hook = self.${module}.${embed}.register_forward_hook(put)
+        try:
+            return self.${module}(input_ids)
+        finally:
+            hook.remove()"#,
+        &vars,
+    )
+}
+
+/// Mistral 3's Model: LLaVA's, Pixtral's vision model reading the image at its own size and the
+/// projector merging its patches.
+fn pixtral(spec: &Spec, n: &Names, module: &str, image: &ImageInput, p: &PixtralVision) -> String {
+    let mut vars = tower_vars(&p.tower);
+    vars.extend([
+        ("module", module.to_string()),
+        ("projector", p.projector.trim_end_matches('.').to_string()),
+        ("merge", p.merge.to_string()),
+        ("factor", p.factor().to_string()),
+        ("theta", fmt_f(p.theta)),
+        ("layer", p.layer.to_string()),
+        ("text", spec.hidden.to_string()),
+        ("text_eps", fmt_f(spec.norm.eps)),
+        ("bias", py_bool(p.projector_bias)),
+        ("projector_act", act(p.projector_act)),
+        ("v", spec.out_vocab().to_string()),
+        ("token", image.token.to_string()),
+        ("embed", n.path(Role::Embed)),
+    ]);
+    fill(
+        r#"
+
+
+class Model(nn.Module):
+    """Mistral 3: the language model under ${module}, Pixtral's vision model and the projector beside it."""
+
+    def __init__(self):
+        super().__init__()
+        self.${module} = LanguageModel()
+${holders}        self.${tower} = PixtralVision(${channels}, ${patch}, ${hidden}, ${intermediate}, ${heads}, ${layers}, ${eps}, ${act}, ${theta})
+        self.${projector} = Mistral3Projector(${hidden}, ${text}, ${merge}, ${text_eps}, ${bias}, ${projector_act})
+
+    def image_features(self, pixel_values):  # [1, ${channels}, H, W], H and W multiples of ${factor} -> [features, ${text}]
+        state, grid = self.${tower}.state(pixel_values[0], ${layer})
+        return self.${projector}(state, grid)
 
     def forward(self, input_ids, pixel_values=None):  # [B, T] int64 -> logits [B, T, ${v}]
         if pixel_values is None:

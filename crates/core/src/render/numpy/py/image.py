@@ -15,6 +15,11 @@ def tower_norm(x, W, name, eps):
     return (x - mean) / np.sqrt(var + eps) * W[name + ".weight"] + W[name + ".bias"]  # [N, d]
 
 
+def tower_rms(x, W, name, eps):
+    # x: [N, d] -> [N, d], an RMSNorm with its scale
+    return x / np.sqrt((x * x).mean(-1, keepdims=True) + np.float32(eps)) * W[name + ".weight"]
+
+
 def patch_embed(pixels, W, name, p):
     # pixels: [channels, image, image] -> [g², d], the patch convolution (its stride its side) stored under name
     c = pixels.shape[0]
@@ -112,11 +117,6 @@ def qwen_rope(pos, hd, theta):
     ang = (pos[:, :, None].astype(np.float32) * inv).reshape(len(pos), -1)  # [patches, hd/2]: the row's angles, then the column's
     ang = np.concatenate([ang, ang], -1)  # [patches, hd]
     return np.cos(ang), np.sin(ang)
-
-
-def tower_rms(x, W, name, eps):
-    # x: [N, d] -> [N, d], an RMSNorm with its scale
-    return x / np.sqrt((x * x).mean(-1, keepdims=True) + np.float32(eps)) * W[name + ".weight"]
 
 
 def qwen_block(x, W, L, I, cos, sin, mlp, norm=tower_norm, allowed=None):
@@ -277,6 +277,55 @@ def llama4_layer(x, W, L, I, cos, sin):
     x = x + tower_linear(o, W, L + "self_attn.o_proj")
     m = act(tower_linear(tower_norm(x, W, L + "post_attention_layernorm", I["eps"]), W, L + "mlp.fc1"), "gelu")
     return x + tower_linear(m, W, L + "mlp.fc2")  # [N, d]
+
+
+#.
+#: image_pixtral
+def image_features(pixels, W):
+    # pixels: [channels, height, width], as Pixtral's processor resizes and normalizes them (sides multiples of patch × merge) -> [features, hidden]
+    I = CONFIG["image"]
+    T, P, p, m = I["tower"], I["projector"], I["patch"], I["merge"]
+    c, h, w = pixels.shape
+    gh, gw = h // p, w // p  # the patch grid
+    x = pixels.reshape(c, gh, p, gw, p).transpose(1, 3, 0, 2, 4).reshape(gh * gw, c * p * p)  # [patches, c·p·p], row by row
+    kernel = W[T + "patch_conv.weight"]  # [d, c, p, p]
+    x = tower_rms(x @ kernel.reshape(kernel.shape[0], -1).T, W, T + "ln_pre", I["eps"])  # [patches, d], no bias
+    rows, cols = np.meshgrid(np.arange(gh), np.arange(gw), indexing="ij")
+    cos, sin = pixtral_rope(rows.reshape(-1), cols.reshape(-1), x.shape[-1] // I["heads"], I["theta"])
+    for i in range(I["layer"] % (I["depth"] + 1)):  # up to the hidden state read (0: the embeddings')
+        x = pixtral_layer(x, W, f"{T}transformer.layers.{i}.", I, cos, sin)  # [patches, d]
+    x = tower_rms(x, W, P + "norm", I["projector_eps"])  # the language model's ε
+    d = x.shape[-1]
+    x = x.reshape(gh // m, m, gw // m, m, d).transpose(0, 2, 4, 1, 3).reshape(-1, d * m * m)  # [features, d·m²]: each m×m patches, channel by row by column (torch's unfold)
+    x = x @ W[P + "patch_merger.merging_layer.weight"].T  # [features, d]
+    x = act(tower_linear(x, W, P + "linear_1", I["projector_bias"]), I["projector_act"])  # [features, hidden]
+    return tower_linear(x, W, P + "linear_2", I["projector_bias"])  # [features, hidden]
+
+
+def pixtral_rope(rows, cols, hd, theta):
+    # -> cos, sin [patches, hd]: a head's first quarter of dims turn by the patch's row (the even frequencies), its second by its column (the odd), written twice (rotate-half pairs)
+    inv = np.float32(1) / np.float32(theta) ** (np.arange(0, hd, 2, dtype=np.float32) / np.float32(hd))  # [hd/2]
+    ang = np.concatenate([rows[:, None] * inv[0::2], cols[:, None] * inv[1::2]], -1).astype(np.float32)  # [patches, hd/2]
+    ang = np.concatenate([ang, ang], -1)  # [patches, hd]
+    return np.cos(ang), np.sin(ang)
+
+
+def pixtral_layer(x, W, L, I, cos, sin):
+    # x: [N, d] -> [N, d], a Pixtral layer under L: RMSNorms, rotary attention among every patch (bias-free projections), a gated MLP
+    H = I["heads"]
+    hd = x.shape[-1] // H
+    a = tower_rms(x, W, L + "attention_norm", I["eps"])
+    q, k, v = ((a @ W[L + f"attention.{n}_proj.weight"].T).reshape(-1, H, hd).transpose(1, 0, 2) for n in "qkv")  # [H, N, hd] each
+    turn = lambda t: t * cos + np.concatenate([-t[..., hd // 2 :], t[..., : hd // 2]], -1) * sin
+    q, k = turn(q), turn(k)
+    s = q @ k.transpose(0, 2, 1) / math.sqrt(hd)  # [H, N, N], every patch sees every other
+    s = np.exp(s - s.max(-1, keepdims=True))
+    s = s / s.sum(-1, keepdims=True)
+    o = (s @ v).transpose(1, 0, 2).reshape(-1, H * hd)  # [N, d]
+    x = x + o @ W[L + "attention.o_proj.weight"].T
+    h = tower_rms(x, W, L + "ffn_norm", I["eps"])
+    g = act(h @ W[L + "feed_forward.gate_proj.weight"].T, I["act"]) * (h @ W[L + "feed_forward.up_proj.weight"].T)
+    return x + g @ W[L + "feed_forward.down_proj.weight"].T  # [N, d]
 
 
 #.

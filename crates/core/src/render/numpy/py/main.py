@@ -71,9 +71,6 @@ def main():
         if a.prompt is not None:
             ap.error("--pixels runs the ids as one sequence: leave out --prompt")
         IMAGE["features"] = image_features(np.load(a.pixels).astype(np.float32), W)
-#: image_gemma3
-        IMAGE["reach"] = image_reach(ids, CONFIG["image"]["token"])
-#.
 #: image_qwen
         IMAGE["positions"] = mrope_positions(ids, CONFIG["image"]["token"], IMAGE["grid"])
 #.
