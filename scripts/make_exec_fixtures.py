@@ -1828,18 +1828,34 @@ MISTRAL3_IMAGES = {
                       "vision_config": {"model_type": "pixtral", "hidden_size": 16, "intermediate_size": 24,
                                         "num_hidden_layers": 2, "num_attention_heads": 2, "head_dim": 8,
                                         "image_size": 64, "patch_size": 8}},
+    # LightOnOCR: the same tower and projector (the last layer read, no biases) before a Qwen3
+    # language model, its placeholders one run of <|image_pad|>.
+    "lighton-ocr-jpeg": {"model_type": "lighton_ocr", "architectures": ["LightOnOcrForConditionalGeneration"],
+                         "image_token_id": 95, "spatial_merge_size": 2,
+                         "text_config": {"model_type": "qwen3", "hidden_size": 32, "intermediate_size": 48,
+                                         "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
+                                         "head_dim": 8, "vocab_size": 96, "pad_token_id": 0},
+                         "vision_config": {"model_type": "pixtral", "hidden_size": 16, "intermediate_size": 24,
+                                           "num_hidden_layers": 2, "num_attention_heads": 2, "head_dim": 8,
+                                           "image_size": 64, "patch_size": 8}},
 }
+LIGHTON_CHAT = ("{% for message in messages %}<|im_start|>{{ message['role'] }} {% for content in message['content'] %}"
+                "{% if content['type'] == 'image' %}<|image_pad|>{% elif content['type'] == 'text' %} {{ content['text'] }}"
+                "{% endif %}{% endfor %}<|im_end|> {% endfor %}{% if add_generation_prompt %}<|im_start|>assistant "
+                "{% endif %}")
 MISTRAL_CHAT = ("{{ bos_token }}{% for message in messages %}[INST] {% for content in message['content'] %}"
                 "{% if content['type'] == 'image' %}[IMG]{% elif content['type'] == 'text' %} {{ content['text'] }}"
                 "{% endif %}{% endfor %} [/INST]{% endfor %}")
 
 
 def pixtral_processor(d, raw):
-    """The image (image.jpg) and PixtralProcessor saved in `d` for the model `raw` configures: [IMG]
-    at its placeholder id, [IMG_BREAK] and [IMG_END] the two ids before it."""
+    """The image (image.jpg) and PixtralProcessor (LightOnOcrProcessor) saved in `d` for the model
+    `raw` configures: [IMG] (<|image_pad|>) at its placeholder id, [IMG_BREAK] and [IMG_END]
+    (<|vision_pad|>, <|vision_end|>) the two ids before it."""
     import tempfile
     from tokenizers import AddedToken, Tokenizer, models, pre_tokenizers, processors
-    from transformers import AutoImageProcessor, PixtralProcessor, PreTrainedTokenizerFast
+    from transformers import AutoImageProcessor, LightOnOcrProcessor, PixtralProcessor, PreTrainedTokenizerFast
+    lighton = raw["model_type"] == "lighton_ocr"
     photo(d / "image.jpg", 40, 61, 15, lambda x, y: [x * 3.5, y * 4.5, (x + y) * 2.0])
     v = raw["vision_config"]
     settings = {"image_processor_type": "PixtralImageProcessor", "size": {"longest_edge": v["image_size"]},
@@ -1847,15 +1863,25 @@ def pixtral_processor(d, raw):
     with tempfile.TemporaryDirectory() as tmp:
         (Path(tmp) / "preprocessor_config.json").write_text(json.dumps(settings))
         image_processor = AutoImageProcessor.from_pretrained(tmp, backend="pil")
-    special = ["<unk>", "<s>", "</s>", "[INST]", "[/INST]"]
-    words = special + ["What", "is", "this?"]
-    token = raw["image_token_index"]
-    image = {token - 2: "[IMG_BREAK]", token - 1: "[IMG_END]", token: "[IMG]"}
+    special = ["<unk>", "<s>", "</s>", "[INST]", "[/INST]"] if not lighton else ["<unk>", "<|im_start|>", "<|im_end|>"]
+    words = special + ["user", "assistant", "What", "is", "this?"]
+    token = raw["image_token_id" if lighton else "image_token_index"]
+    names = ["<|vision_pad|>", "<|vision_end|>", "<|image_pad|>"] if lighton else ["[IMG_BREAK]", "[IMG_END]", "[IMG]"]
+    image = {token - 2 + i: name for i, name in enumerate(names)}
     vocab = {image.get(i, words[i] if i < len(words) else f"w{i}"): i for i in range(raw["text_config"]["vocab_size"])}
     tok = Tokenizer(models.WordLevel(vocab, unk_token="<unk>"))
     tok.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
-    tok.post_processor = processors.TemplateProcessing(single="<s> $A", special_tokens=[("<s>", 1)])
     tok.add_special_tokens([AddedToken(t, special=True) for t in special + list(image.values())])
+    if lighton:
+        fast = PreTrainedTokenizerFast(tokenizer_object=tok, eos_token="<|im_end|>", unk_token="<unk>",
+                                       pad_token="<unk>", extra_special_tokens=dict(zip(
+                                           ["image_break_token", "image_end_token", "image_token"], names)))
+        return_processor = LightOnOcrProcessor(image_processor=image_processor, tokenizer=fast,
+                                               chat_template=LIGHTON_CHAT, patch_size=v["patch_size"],
+                                               spatial_merge_size=raw.get("spatial_merge_size", 2))
+        return_processor.save_pretrained(d)
+        return return_processor
+    tok.post_processor = processors.TemplateProcessing(single="<s> $A", special_tokens=[("<s>", 1)])
     fast = PreTrainedTokenizerFast(tokenizer_object=tok, bos_token="<s>", eos_token="</s>", unk_token="<unk>",
                                    pad_token="<unk>")
     processor = PixtralProcessor(image_processor=image_processor, tokenizer=fast, chat_template=MISTRAL_CHAT,
@@ -1869,7 +1895,7 @@ def make_mistral3_image(name, raw):
     from torch.utils.flop_counter import FlopCounterMode
     model, d, processor, image = image_model(name, raw, pixtral_processor)
     run = partial(logits_of_inputs, model)
-    prompt = "[IMG] What is this?"
+    prompt = ("<|image_pad|>" if raw["model_type"] == "lighton_ocr" else "[IMG]") + " What is this?"
     plain = processor(text=[prompt], images=[image], return_tensors="pt")
     logits = run(plain)
     numpy.save(d / "pixels.npy", plain["pixel_values"][0].numpy().astype(numpy.float32))
@@ -1878,9 +1904,10 @@ def make_mistral3_image(name, raw):
     side = v["image_size"]
     counter = FlopCounterMode(display=False)
     with counter, torch.no_grad():
+        layer = getattr(model.config, "vision_feature_layer", None)
         model.model.get_image_features(pixel_values=torch.randn(1, 3, side, side),
                                        image_sizes=torch.tensor([[side, side]]),
-                                       vision_feature_layer=model.config.vision_feature_layer)
+                                       **({} if layer is None else {"vision_feature_layer": layer}))
     merge = raw.get("spatial_merge_size", 2)
     expected = {"transformers": transformers.__version__, "ids": plain["input_ids"][0].tolist(),
                 "prompt_text": prompt, "logits": logits.tolist(), "image_flops": counter.get_total_flops(),

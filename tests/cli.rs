@@ -534,7 +534,8 @@ fn run_takes_an_image_file_through_the_checkpoints_processor() {
 /// catalog's Qwen2-VL 7B too; Qwen3-VL's and its catalog 4B, Qwen3-VL-MoE's, Qwen2.5-VL's,
 /// Qwen3.5's and the catalog's Qwen3.5-35B-A3B likewise), Llama 4's `<|image|>` laid out over its
 /// tiles (the catalog's Scout too), Mistral 3's `[IMG]` as rows of placeholders ended by
-/// `[IMG_BREAK]` and `[IMG_END]`, and their greedy decoding on from the image as transformers'.
+/// `[IMG_BREAK]` and `[IMG_END]`, LightOnOCR's `<|image_pad|>` repeated once per feature, and
+/// their greedy decoding on from the image as transformers'.
 #[test]
 fn run_chats_about_an_image_as_transformers_processor_does() {
     let rows = |v: &Value| -> Vec<f32> {
@@ -564,6 +565,7 @@ fn run_chats_about_an_image_as_transformers_processor_does() {
         "image/llama4-jpeg",
         "image/llama-4-scout-17b-16e",
         "image/mistral3-jpeg",
+        "image/lighton-ocr-jpeg",
     ] {
         let model = exec_fixture(name);
         let image = model.join("image.jpg");

@@ -7,7 +7,7 @@ use crate::tokenizer::Encoder;
 use crate::weights::Weights;
 use anatomy_checkpoint::{Checkpoint, Format};
 use anatomy_core::graph::Graph;
-use anatomy_core::spec::{ImageEncoder, Spec};
+use anatomy_core::spec::{ImageEncoder, PixtralVision, Spec};
 use anatomy_core::values::Values;
 use anatomy_core::Error;
 use std::path::Path;
@@ -302,7 +302,8 @@ pub fn pixels(
 /// each tile's placeholders row by row (a separator between columns and after each row), then
 /// `<|image|>` and the whole image's, and the closing token; one tile alone has no separators;
 /// Mistral 3's turns each placeholder into the image's rows of them (the image `dims` [3, H, W]
-/// says how many), each row ended by `[IMG_BREAK]`, the last by `[IMG_END]`. Other text is
+/// says how many), each row ended by `[IMG_BREAK]`, the last by `[IMG_END]` (LightOnOCR's, one
+/// run, is expanded as LLaVA's: `with_placeholders`). Other text is
 /// kept; an error at `file` where Llama 4's layout needs a canvas not known.
 pub fn framed(
     text: &str,
@@ -338,7 +339,7 @@ pub fn framed(
             }
             Ok(text.replace(IMAGE, &format!("{layout}{IMAGE}{placeholders}{c}")))
         }
-        (ImageEncoder::Pixtral(v), _) => {
+        (ImageEncoder::Pixtral(v), _) if v.rows => {
             let (&[_, h, w], f) = (dims, v.factor() as usize) else {
                 return Ok(text.to_string());
             };
@@ -356,6 +357,7 @@ pub fn framed(
         }
         (
             ImageEncoder::Gemma3(_)
+            | ImageEncoder::Pixtral(_)
             | ImageEncoder::Llama4(_)
             | ImageEncoder::Llava(_)
             | ImageEncoder::Qwen2Vl(_)
@@ -416,7 +418,7 @@ pub fn with_placeholders(ids: &[u32], pixels: &candle_core::Tensor, spec: &Spec)
     if ids.iter().filter(|id| placeholder(id)).count() != 1
         || matches!(
             input.encoder,
-            ImageEncoder::Llama4(_) | ImageEncoder::Pixtral(_)
+            ImageEncoder::Llama4(_) | ImageEncoder::Pixtral(PixtralVision { rows: true, .. })
         )
     {
         return ids.to_vec();

@@ -4371,6 +4371,7 @@ pub static FAMILIES: &[Family] = &[
                 towers::lighton_ocr_projector,
             ),
         ],
+        image: Some(towers::lighton_ocr_image),
         ..wrapper(
             "lighton_ocr",
             "LightOnOCR",

@@ -73,9 +73,9 @@ pub enum ImageEncoder {
     /// token dropped, each `shuffle`² patches shuffled into one feature through a two-layer
     /// GELU MLP, and a map into the text width.
     Llama4(Llama4Vision),
-    /// Mistral 3's: Pixtral's ViT over the image at its own resolution (2-D rotary positions,
-    /// RMSNorms, a gated MLP), an RMSNorm, each `merge`² patches joined by a learned map, and
-    /// two maps into the text width.
+    /// Mistral 3's and LightOnOCR's: Pixtral's ViT over the image at its own resolution (2-D
+    /// rotary positions, RMSNorms, a gated MLP), an RMSNorm, each `merge`² patches joined by a
+    /// learned map, and two maps into the text width.
     Pixtral(PixtralVision),
 }
 
@@ -133,17 +133,23 @@ impl ImageEncoder {
                 )),
             };
         }
-        match self.step() {
-            Some(f) => {
+        // Sides a whole number of patches (Pixtral's: its merge drops a last odd row or column
+        // of them) or of features (Qwen's).
+        let multiple = match self {
+            ImageEncoder::Pixtral(p) => Some((p.tower.patch, "the patch")),
+            _ => self.step().map(|f| (f, "the patch times the merge")),
+        };
+        match multiple {
+            Some((f, what)) => {
                 let f = f as usize;
                 match dims {
                     [channels, h, w]
-                        if *channels == c && *h > 0 && *w > 0 && h % f == 0 && w % f == 0 =>
+                        if *channels == c && *h >= f && *w >= f && h % f == 0 && w % f == 0 =>
                     {
                         None
                     }
                     _ => Some(format!(
-                        "[{c}, height, width] with height and width multiples of {f} (the patch times the merge), as the model's processor resizes an image"
+                        "[{c}, height, width] with height and width multiples of {f} ({what}), as the model's processor resizes an image"
                     )),
                 }
             }
@@ -272,8 +278,12 @@ impl ImageEncoder {
                 l.tower.hidden * l.shuffle * l.shuffle
             )),
             ImageEncoder::Pixtral(p) => out.push(format!(
-                "Its patches take 2-D rotary positions (half of a head's rotated pairs turn by the patch's row, half by its column); the hidden state read, RMSNormed, joins each {0}×{0} patches in a learned map, then two maps into the text width; in the prompt, each row of the image's tokens ends with [IMG_BREAK], the last with [IMG_END].",
-                p.merge
+                "Its patches take 2-D rotary positions (half of a head's rotated pairs turn by the patch's row, half by its column); the hidden state read, RMSNormed, joins each {0}×{0} patches in a learned map, then two maps into the text width{1}.",
+                p.merge,
+                match p.rows {
+                    true => "; in the prompt, each row of the image's tokens ends with [IMG_BREAK], the last with [IMG_END]",
+                    false => "",
+                }
             )),
             ImageEncoder::Qwen2Vl(_) | ImageEncoder::Qwen25Vl(_) | ImageEncoder::Qwen3Vl(_) => {}
         }
@@ -658,6 +668,9 @@ pub struct PixtralVision {
     pub projector: String,
     pub projector_act: Act,
     pub projector_bias: bool,
+    /// The prompt holds the image's placeholders in rows, each ended by `[IMG_BREAK]` and the
+    /// last by `[IMG_END]` (Mistral 3's processor); else in one run (LightOnOCR's).
+    pub rows: bool,
 }
 
 impl PixtralVision {

@@ -318,11 +318,16 @@ impl Model {
             x = self.pixtral_layer(t, i, x, (&cos, &sin))?;
         }
         let proj = |name: &str| format!("{}{name}", p.projector);
+        // A last odd row or column of patches is dropped, as torch's unfold drops it.
+        let (fh, fw) = (gh / m, gw / m);
         let x = self
             .rms_norm(&x, &proj("norm"), self.spec.norm.eps)?
-            .reshape((gh / m, m, gw / m, m, d))?
+            .reshape((gh, gw, d))?
+            .narrow(0, 0, fh * m)?
+            .narrow(1, 0, fw * m)?
+            .reshape((fh, m, fw, m, d))?
             .permute((0, 2, 4, 1, 3))?
-            .reshape(((gh / m) * (gw / m), d * m * m))?;
+            .reshape((fh * fw, d * m * m))?;
         let x = self.linear(&x, &proj("patch_merger.merging_layer.weight"), None)?;
         let lin = |x: &Tensor, name: &str| -> Res<Tensor> {
             let b = match p.projector_bias {

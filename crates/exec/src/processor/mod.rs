@@ -214,12 +214,14 @@ impl Processor {
         };
         let mut processor = Processor::from_json(json, &shown)?;
         // A saved PixtralProcessor resizes to multiples of its own patch times its merge (16
-        // and 1 by default), whatever its image processor's patch; the image processor alone,
-        // to its own.
+        // and 1 by default), whatever its image processor's patch; the image processor alone
+        // (and LightOnOCR's processor), to its own.
         let outer = std::fs::read_to_string(&shared)
             .ok()
             .and_then(|t| serde_json::from_str::<Value>(&t).ok())
-            .filter(|o| o.get("patch_size").is_some() || o.get("spatial_merge_size").is_some());
+            .filter(|o| {
+                o.get("processor_class").and_then(Value::as_str) == Some("PixtralProcessor")
+            });
         if let (Some((Size::Longest { multiple, .. }, _)), Some(outer)) =
             (&mut processor.resize, outer)
         {

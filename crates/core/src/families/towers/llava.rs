@@ -687,6 +687,24 @@ fn llava_input(top: &Config, vip: bool) -> Result<Option<ImageInput>> {
 /// merger's `spatial_merge_size`, the projector's activation and biases, and the placeholder
 /// (`image_token_index`).
 pub fn mistral3_image(top: &Config) -> Result<Option<ImageInput>> {
+    pixtral_input(top, Pixtral::Mistral3)
+}
+
+/// How LightOnOCR runs an image: Mistral 3's way, reading the last layer's state, its projector
+/// bias-free with GELU (whatever the config says), under `model.`'s `vision_encoder` and
+/// `vision_projection`, its placeholders one run (`image_token_id`, by default 151,655).
+pub fn lighton_ocr_image(top: &Config) -> Result<Option<ImageInput>> {
+    pixtral_input(top, Pixtral::LightOnOcr)
+}
+
+/// Which wrapper of Pixtral's tower reads the image.
+#[derive(Clone, Copy, PartialEq)]
+enum Pixtral {
+    Mistral3,
+    LightOnOcr,
+}
+
+fn pixtral_input(top: &Config, kind: Pixtral) -> Result<Option<ImageInput>> {
     let Some(t) = pixtral(top)? else {
         return Ok(None);
     };
@@ -696,6 +714,7 @@ pub fn mistral3_image(top: &Config) -> Result<Option<ImageInput>> {
         return Ok(None);
     };
     let layer = match top.get("vision_feature_layer") {
+        _ if kind == Pixtral::LightOnOcr => -1,
         None => -1,
         Some(serde_json::Value::Array(list)) => match list.as_slice() {
             [one] => match one.as_i64() {
@@ -728,7 +747,10 @@ pub fn mistral3_image(top: &Config) -> Result<Option<ImageInput>> {
             Some(c) => activation(c, "hidden_act", "gelu")?,
             None => Some(Act::Gelu),
         },
-        activation(top, "projector_hidden_act", "gelu")?,
+        match kind {
+            Pixtral::Mistral3 => activation(top, "projector_hidden_act", "gelu")?,
+            Pixtral::LightOnOcr => Some(Act::Gelu),
+        },
     ) else {
         return Ok(None);
     };
@@ -743,17 +765,32 @@ pub fn mistral3_image(top: &Config) -> Result<Option<ImageInput>> {
     {
         return Ok(None);
     }
+    let (token, tower, projector, projector_bias) = match kind {
+        Pixtral::Mistral3 => (
+            top.opt_size("image_token_index")?.unwrap_or(10),
+            "vision_tower.",
+            "multi_modal_projector.",
+            top.flag("multimodal_projector_bias", false)?,
+        ),
+        Pixtral::LightOnOcr => (
+            top.opt_size("image_token_id")?.unwrap_or(151_655),
+            "model.vision_encoder.",
+            "model.vision_projection.",
+            false,
+        ),
+    };
     Ok(Some(ImageInput {
-        token: top.opt_size("image_token_index")?.unwrap_or(10),
+        token,
         frame: None,
         encoder: ImageEncoder::Pixtral(PixtralVision {
-            tower: t.runs(top, "vision_tower.", image, heads, 1e-5, act)?,
+            tower: t.runs(top, tower, image, heads, 1e-5, act)?,
             merge,
             theta,
             layer,
-            projector: "multi_modal_projector.".into(),
+            projector: projector.into(),
             projector_act,
-            projector_bias: top.flag("multimodal_projector_bias", false)?,
+            projector_bias,
+            rows: kind == Pixtral::Mistral3,
         }),
     }))
 }

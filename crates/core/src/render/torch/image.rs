@@ -225,12 +225,39 @@ ${holders}        self.${tower} = Llama4Vision(${channels}, ${image}, ${patch}, 
 }
 
 /// Mistral 3's Model: LLaVA's, Pixtral's vision model reading the image at its own size and the
-/// projector merging its patches.
+/// projector merging its patches; LightOnOCR's, whose language model has no module of its own
+/// (`module` empty), subclasses it with the two beside it.
 fn pixtral(spec: &Spec, n: &Names, module: &str, image: &ImageInput, p: &PixtralVision) -> String {
     let mut vars = tower_vars(&p.tower);
+    // The language model: a module of the Model's, or the Model itself (which then makes the
+    // holders of the tower's path, `model.` of `model.vision_encoder`).
+    let (class, lm, init, call) = match module {
+        "" => {
+            vars.retain(|(k, _)| *k != "holders");
+            vars.push(("holders", String::new()));
+            (
+                "LanguageModel",
+                "self".into(),
+                String::new(),
+                "super().forward".into(),
+            )
+        }
+        m => (
+            "nn.Module",
+            format!("self.{m}"),
+            format!("        self.{m} = LanguageModel()\n"),
+            format!("self.{m}"),
+        ),
+    };
     vars.extend([
-        ("module", module.to_string()),
-        ("projector", p.projector.trim_end_matches('.').to_string()),
+        ("class", class.to_string()),
+        ("lm", lm),
+        ("lm_init", init),
+        ("lm_call", call),
+        (
+            "projector_path",
+            p.projector.trim_end_matches('.').to_string(),
+        ),
         ("merge", p.merge.to_string()),
         ("factor", p.factor().to_string()),
         ("theta", fmt_f(p.theta)),
@@ -247,22 +274,21 @@ fn pixtral(spec: &Spec, n: &Names, module: &str, image: &ImageInput, p: &Pixtral
         r#"
 
 
-class Model(nn.Module):
-    """Mistral 3: the language model under ${module}, Pixtral's vision model and the projector beside it."""
+class Model(${class}):
+    """The language model, Pixtral's vision model and the projector beside it."""
 
     def __init__(self):
         super().__init__()
-        self.${module} = LanguageModel()
-${holders}        self.${tower} = PixtralVision(${channels}, ${patch}, ${hidden}, ${intermediate}, ${heads}, ${layers}, ${eps}, ${act}, ${theta})
-        self.${projector} = Mistral3Projector(${hidden}, ${text}, ${merge}, ${text_eps}, ${bias}, ${projector_act})
+${lm_init}${holders}        self.${tower} = PixtralVision(${channels}, ${patch}, ${hidden}, ${intermediate}, ${heads}, ${layers}, ${eps}, ${act}, ${theta})
+        self.${projector_path} = Mistral3Projector(${hidden}, ${text}, ${merge}, ${text_eps}, ${bias}, ${projector_act})
 
     def image_features(self, pixel_values):  # [1, ${channels}, H, W], H and W multiples of ${factor} -> [features, ${text}]
         state, grid = self.${tower}.state(pixel_values[0], ${layer})
-        return self.${projector}(state, grid)
+        return self.${projector_path}(state, grid)
 
     def forward(self, input_ids, pixel_values=None):  # [B, T] int64 -> logits [B, T, ${v}]
         if pixel_values is None:
-            return self.${module}(input_ids)
+            return ${lm_call}(input_ids)
         features = self.image_features(pixel_values)
 
         def put(embedding, args, out):  # each placeholder's embedding replaced by the next feature
@@ -270,9 +296,9 @@ ${holders}        self.${tower} = PixtralVision(${channels}, ${patch}, ${hidden}
             out[input_ids == ${token}] = features.to(out.dtype)
             return out
 
-        hook = self.${module}.${embed}.register_forward_hook(put)
+        hook = ${lm}.${embed}.register_forward_hook(put)
         try:
-            return self.${module}(input_ids)
+            return ${lm_call}(input_ids)
         finally:
             hook.remove()"#,
         &vars,

@@ -464,8 +464,9 @@ pub(super) fn model(spec: &Spec, n: &Names) -> String {
     if let Some(kept) = spec.logits_kept {
         cap += &format!("        logits = logits[..., :{kept}]  # the rows that pad the head past the real vocabulary dropped\n");
     }
-    // A Qwen VL's image model subclasses its language model, whose names it keeps.
-    let qwen_vl = spec.image.as_ref().and_then(|i| i.encoder.qwen());
+    // An image model whose language model has no module of its own (Qwen VL's, LightOnOCR's)
+    // subclasses it, keeping its names.
+    let subclassed = spec.image.is_some() && !matches!(spec.hf_wrap, HfWrap::Prefix(_));
     let mut out = fill(
         r#"class Decoder(nn.Module):
     def __init__(self):
@@ -526,7 +527,7 @@ ${head}${cap}        return logits"#,
             (
                 "lm",
                 // The Model wraps it: under a prefix, or subclassed with the image's tower.
-                if matches!(spec.hf_wrap, HfWrap::Prefix(_)) || qwen_vl.is_some() {
+                if matches!(spec.hf_wrap, HfWrap::Prefix(_)) || subclassed {
                     "LanguageModel".into()
                 } else {
                     "Model".into()
@@ -538,7 +539,7 @@ ${head}${cap}        return logits"#,
         out += &super::image::model(spec, n, module, image);
         return out;
     }
-    if let (Some(image), Some(_)) = (&spec.image, qwen_vl) {
+    if let (Some(image), true) = (&spec.image, subclassed) {
         // No module: the Model is the language model itself, its tower added.
         out += &super::image::model(spec, n, "", image);
         return out;

@@ -296,6 +296,7 @@ def image_features(pixels, W):
         x = pixtral_layer(x, W, f"{T}transformer.layers.{i}.", I, cos, sin)  # [patches, d]
     x = tower_rms(x, W, P + "norm", I["projector_eps"])  # the language model's ε
     d = x.shape[-1]
+    x = x.reshape(gh, gw, d)[: gh // m * m, : gw // m * m]  # a last odd row or column of patches dropped, as torch's unfold drops it
     x = x.reshape(gh // m, m, gw // m, m, d).transpose(0, 2, 4, 1, 3).reshape(-1, d * m * m)  # [features, d·m²]: each m×m patches, channel by row by column (torch's unfold)
     x = x @ W[P + "patch_merger.merging_layer.weight"].T  # [features, d]
     x = act(tower_linear(x, W, P + "linear_1", I["projector_bias"]), I["projector_act"])  # [features, hidden]
