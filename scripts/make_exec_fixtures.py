@@ -1774,6 +1774,17 @@ def llama4_processor(d, raw):
     return processor
 
 
+def processor_chat(processor, image, run):
+    """The question about the image as transformers' processor runs a chat with it (tokenized by
+    its apply_chat_template: no BOS added where its template writes one): the text, ids and the
+    logits `run` gives."""
+    chat = [{"role": "user", "content": [{"type": "image", "image": image}, {"type": "text", "text": QUESTION}]}]
+    text = processor.apply_chat_template(chat, add_generation_prompt=True)
+    inputs = processor.apply_chat_template(chat, add_generation_prompt=True, tokenize=True, return_dict=True,
+                                           return_tensors="pt")
+    return {"prompt": QUESTION, "text": text, "ids": inputs["input_ids"][0].tolist(), "logits": run(inputs).tolist()}
+
+
 def make_llama4_image(name, raw):
     import numpy
     from torch.utils.flop_counter import FlopCounterMode
@@ -1803,14 +1814,7 @@ def make_llama4_image(name, raw):
                 "prompt_text": prompt, "logits": logits.tolist(), "image_flops": counter.get_total_flops(),
                 "image_tokens": (plain["input_ids"][0] == raw["image_token_index"]).sum().item() // len(pixels),
                 "image_backend": "torchvision"}
-    # The chat as transformers' processor tokenizes it (its template writes the BOS, so none is
-    # added).
-    chat = [{"role": "user", "content": [{"type": "image", "image": image}, {"type": "text", "text": QUESTION}]}]
-    text = processor.apply_chat_template(chat, add_generation_prompt=True)
-    inputs = processor.apply_chat_template(chat, add_generation_prompt=True, tokenize=True, return_dict=True,
-                                           return_tensors="pt")
-    expected["chat"] = {"prompt": QUESTION, "text": text, "ids": inputs["input_ids"][0].tolist(),
-                        "logits": run(inputs).tolist()}
+    expected["chat"] = processor_chat(processor, image, run)
     (d / "expected.json").write_text(json.dumps(expected) + "\n")
     print(f"image/{name}: {sum(p.numel() for p in model.parameters()):,} params, logits {tuple(logits.shape)}, "
           f"tiles {tuple(pixels.shape)}")
@@ -1819,25 +1823,20 @@ def make_llama4_image(name, raw):
 # Mistral 3 seeing an image at its own size (Pixtral's processor, PIL backend): a JPEG of 40×61
 # pixels rounded up to 48×64 (multiples of its patch of 8 times the merge of 2), 6×8 patches merged
 # to 3×4 features, each row of [IMG] placeholders ended by [IMG_BREAK], the last by [IMG_END].
+PIXTRAL_TEXT = {"hidden_size": 32, "intermediate_size": 48, "num_hidden_layers": 2, "num_attention_heads": 4,
+                "num_key_value_heads": 2, "head_dim": 8, "vocab_size": 96, "pad_token_id": 0}
+PIXTRAL_TOY = {"model_type": "pixtral", "hidden_size": 16, "intermediate_size": 24, "num_hidden_layers": 2,
+               "num_attention_heads": 2, "head_dim": 8, "image_size": 64, "patch_size": 8}
 MISTRAL3_IMAGES = {
     "mistral3-jpeg": {"model_type": "mistral3", "architectures": ["Mistral3ForConditionalGeneration"],
                       "image_token_index": 95, "spatial_merge_size": 2,
-                      "text_config": {"model_type": "mistral", "hidden_size": 32, "intermediate_size": 48,
-                                      "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
-                                      "head_dim": 8, "vocab_size": 96, "pad_token_id": 0},
-                      "vision_config": {"model_type": "pixtral", "hidden_size": 16, "intermediate_size": 24,
-                                        "num_hidden_layers": 2, "num_attention_heads": 2, "head_dim": 8,
-                                        "image_size": 64, "patch_size": 8}},
+                      "text_config": dict(PIXTRAL_TEXT, model_type="mistral"), "vision_config": PIXTRAL_TOY},
     # LightOnOCR: the same tower and projector (the last layer read, no biases) before a Qwen3
-    # language model, its placeholders one run of <|image_pad|>.
+    # language model, its placeholders one run of <|image_pad|>: the photo's 40×64 pixels are 5×8
+    # patches, whose merge drops the last row.
     "lighton-ocr-jpeg": {"model_type": "lighton_ocr", "architectures": ["LightOnOcrForConditionalGeneration"],
                          "image_token_id": 95, "spatial_merge_size": 2,
-                         "text_config": {"model_type": "qwen3", "hidden_size": 32, "intermediate_size": 48,
-                                         "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
-                                         "head_dim": 8, "vocab_size": 96, "pad_token_id": 0},
-                         "vision_config": {"model_type": "pixtral", "hidden_size": 16, "intermediate_size": 24,
-                                           "num_hidden_layers": 2, "num_attention_heads": 2, "head_dim": 8,
-                                           "image_size": 64, "patch_size": 8}},
+                         "text_config": dict(PIXTRAL_TEXT, model_type="qwen3"), "vision_config": PIXTRAL_TOY},
 }
 LIGHTON_CHAT = ("{% for message in messages %}<|im_start|>{{ message['role'] }} {% for content in message['content'] %}"
                 "{% if content['type'] == 'image' %}<|image_pad|>{% elif content['type'] == 'text' %} {{ content['text'] }}"
@@ -1912,13 +1911,7 @@ def make_mistral3_image(name, raw):
     expected = {"transformers": transformers.__version__, "ids": plain["input_ids"][0].tolist(),
                 "prompt_text": prompt, "logits": logits.tolist(), "image_flops": counter.get_total_flops(),
                 "image_tokens": (side // (v["patch_size"] * merge)) ** 2}
-    # The chat as transformers' processor tokenizes it (its template writes the BOS).
-    chat = [{"role": "user", "content": [{"type": "image", "image": image}, {"type": "text", "text": QUESTION}]}]
-    text = processor.apply_chat_template(chat, add_generation_prompt=True)
-    inputs = processor.apply_chat_template(chat, add_generation_prompt=True, tokenize=True, return_dict=True,
-                                           return_tensors="pt")
-    expected["chat"] = {"prompt": QUESTION, "text": text, "ids": inputs["input_ids"][0].tolist(),
-                        "logits": run(inputs).tolist()}
+    expected["chat"] = processor_chat(processor, image, run)
     with torch.no_grad():
         out = model.generate(**plain, max_new_tokens=4, do_sample=False)
     expected["generated"] = out[0, plain["input_ids"].shape[1]:].tolist()

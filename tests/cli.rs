@@ -605,31 +605,17 @@ fn run_chats_about_an_image_as_transformers_processor_does() {
         let image = image.to_str().unwrap();
         // The backend the fixture's processor ran with (Llama 4's has torchvision's alone).
         let backend = expected["image_backend"].as_str().unwrap_or("pil");
+        let with_image = ["--image", image, "--image-backend", backend];
         if let Some(chat) = expected.get("chat") {
             let question = chat["prompt"].as_str().unwrap();
-            let args = [
-                "--chat",
-                "--prompt",
-                question,
-                "--image",
-                image,
-                "--image-backend",
-                backend,
-            ];
+            let args = [["--chat", "--prompt", question].as_slice(), &with_image].concat();
             let (got, worst) = run(&args, &chat["logits"]);
             assert_eq!(got["prompt_text"], chat["text"], "{name}");
             assert_eq!(got["prompt_ids"], chat["ids"], "{name}");
             assert!(worst < 1e-4, "{name}: max |Δlogit| = {worst}");
         }
         if let Some(text) = expected["prompt_text"].as_str() {
-            let args = [
-                "--prompt",
-                text,
-                "--image",
-                image,
-                "--image-backend",
-                backend,
-            ];
+            let args = [["--prompt", text].as_slice(), &with_image].concat();
             let (got, worst) = run(&args, &expected["logits"]);
             assert_eq!(got["prompt_ids"], expected["ids"], "{name}");
             assert!(worst < 1e-4, "{name}: max |Δlogit| = {worst}");
@@ -642,14 +628,8 @@ fn run_chats_about_an_image_as_transformers_processor_does() {
             let out = anatomy()
                 .args(["run", model.to_str().unwrap(), "--json", "--ignore-eos"])
                 .args(["--max-tokens", &want.as_array().unwrap().len().to_string()])
-                .args([
-                    "--prompt",
-                    text,
-                    "--image",
-                    image,
-                    "--image-backend",
-                    backend,
-                ])
+                .args(["--prompt", text])
+                .args(with_image)
                 .output()
                 .unwrap();
             assert!(

@@ -273,18 +273,9 @@ impl Model {
             let b = self.weights.get(&at(&format!("{name}.bias")))?;
             self.linear(x, &at(&format!("{name}.weight")), Some(b))
         };
-        let (n, d) = h.dims2()?;
-        let heads = v.heads as usize;
         let a = self.layer_norm(&h, &at("input_layernorm"), v.eps)?;
-        let split = |t: Tensor| -> Res<Tensor> {
-            Ok(t.reshape((n, heads, d / heads))?
-                .transpose(0, 1)?
-                .contiguous()?)
-        };
-        let q = crate::rope::rotate(&split(lin(&a, "self_attn.q_proj")?)?, cos, sin, true)?;
-        let k = crate::rope::rotate(&split(lin(&a, "self_attn.k_proj")?)?, cos, sin, true)?;
-        let o = attend_all(&q, &k, &split(lin(&a, "self_attn.v_proj")?)?, None)?;
-        let h = (h + lin(&o, "self_attn.o_proj")?)?;
+        let o = self.rotary_attention(&a, v, &at, ("self_attn.", true), (cos, sin), true)?;
+        let h = (h + o)?;
         let m = self.layer_norm(&h, &at("post_attention_layernorm"), v.eps)?;
         let m = apply_act(Act::Gelu, &lin(&m, "mlp.fc1")?)?;
         Ok((h + lin(&m, "mlp.fc2")?)?)
@@ -352,18 +343,9 @@ impl Model {
     ) -> Res<Tensor> {
         let at = |name: &str| format!("{}transformer.layers.{i}.{name}", v.prefix);
         let lin = |x: &Tensor, name: &str| self.linear(x, &at(&format!("{name}.weight")), None);
-        let (n, d) = h.dims2()?;
-        let heads = v.heads as usize;
         let a = self.rms_norm(&h, &at("attention_norm"), v.eps)?;
-        let split = |t: Tensor| -> Res<Tensor> {
-            Ok(t.reshape((n, heads, d / heads))?
-                .transpose(0, 1)?
-                .contiguous()?)
-        };
-        let q = crate::rope::rotate(&split(lin(&a, "attention.q_proj")?)?, cos, sin, false)?;
-        let k = crate::rope::rotate(&split(lin(&a, "attention.k_proj")?)?, cos, sin, false)?;
-        let o = attend_all(&q, &k, &split(lin(&a, "attention.v_proj")?)?, None)?;
-        let h = (h + lin(&o, "attention.o_proj")?)?;
+        let o = self.rotary_attention(&a, v, &at, ("attention.", false), (cos, sin), false)?;
+        let h = (h + o)?;
         let m = self.rms_norm(&h, &at("ffn_norm"), v.eps)?;
         let gate = apply_act(v.act, &lin(&m, "feed_forward.gate_proj")?)?;
         let m = lin(
@@ -371,6 +353,42 @@ impl Model {
             "feed_forward.down_proj",
         )?;
         Ok((h + m)?)
+    }
+}
+
+impl Model {
+    /// A tower's attention among every token of `a` ([n, d]): its projections `q_proj` …
+    /// `o_proj` under `at(module)` (biased where `bias`), Q and K turned by the rotary tables
+    /// (adjacent pairs where `interleaved`, else rotate-half pairs), the heads side by side
+    /// through the output map.
+    fn rotary_attention(
+        &self,
+        a: &Tensor,
+        v: &VisionTower,
+        at: &dyn Fn(&str) -> String,
+        (module, bias): (&str, bool),
+        (cos, sin): (&Tensor, &Tensor),
+        interleaved: bool,
+    ) -> Res<Tensor> {
+        let lin = |x: &Tensor, name: &str| -> Res<Tensor> {
+            let name = at(&format!("{module}{name}"));
+            let b = match bias {
+                true => Some(self.weights.get(&format!("{name}.bias"))?),
+                false => None,
+            };
+            self.linear(x, &format!("{name}.weight"), b)
+        };
+        let (n, d) = a.dims2()?;
+        let heads = v.heads as usize;
+        let split = |t: Tensor| -> Res<Tensor> {
+            Ok(t.reshape((n, heads, d / heads))?
+                .transpose(0, 1)?
+                .contiguous()?)
+        };
+        let q = crate::rope::rotate(&split(lin(a, "q_proj")?)?, cos, sin, interleaved)?;
+        let k = crate::rope::rotate(&split(lin(a, "k_proj")?)?, cos, sin, interleaved)?;
+        let o = attend_all(&q, &k, &split(lin(a, "v_proj")?)?, None)?;
+        lin(&o, "o_proj")
     }
 }
 

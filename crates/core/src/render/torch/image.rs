@@ -52,7 +52,6 @@ pub(super) fn model(spec: &Spec, n: &Names, module: &str, image: &ImageInput) ->
     let text = spec.hidden;
     let mut vars = tower_vars(&l.tower);
     vars.extend([
-        ("module", module.to_string()),
         ("projector", projector.to_string()),
         (
             "joined",
@@ -78,43 +77,19 @@ pub(super) fn model(spec: &Spec, n: &Names, module: &str, image: &ImageInput) ->
                 false => String::new(),
             },
         ),
-        ("v", spec.out_vocab().to_string()),
-        ("token", image.token.to_string()),
-        ("embed", n.path(Role::Embed)),
     ]);
-    fill(
-        r#"
-
-
-class Model(nn.Module):
-    """LLaVA: the language model under ${module}, CLIP's vision model and the projector beside it."""
-
-    def __init__(self):
-        super().__init__()
-        self.${module} = LanguageModel()
-${holders}        self.${tower} = ClipVision(${channels}, ${image}, ${patch}, ${hidden}, ${intermediate}, ${heads}, ${layers}, ${eps}, ${act})
+    placeholder_model(
+        spec,
+        (n, module),
+        image,
+        vars,
+        "LLaVA: the language model, CLIP's vision model and the projector beside it.",
+        r#"        self.${tower} = ClipVision(${channels}, ${image}, ${patch}, ${hidden}, ${intermediate}, ${heads}, ${layers}, ${eps}, ${act})
         self.${projector} = LlavaProjector(${joined}, ${text}, ${bias}, ${projector_act}${norm})
 
-    def image_features(self, pixel_values):  # [B, ${channels}, ${image}, ${image}] -> [B, ${features}, ${text}]
+    def image_features(self, pixel_values):  # [B, ${channels}, ${image}, ${image}] -> [B · ${features}, ${text}]
         states = self.${tower}.states(pixel_values, ${layers_read})${drop}
-        return self.${projector}(torch.cat(states, -1))
-
-    def forward(self, input_ids, pixel_values=None):  # [B, T] int64 -> logits [B, T, ${v}]
-        if pixel_values is None:
-            return self.${module}(input_ids)
-        features = self.image_features(pixel_values).flatten(0, 1)
-
-        def put(embedding, args, out):  # each placeholder's embedding replaced by the next feature
-            out = out.clone()
-            out[input_ids == ${token}] = features.to(out.dtype)
-            return out
-
-        hook = self.${module}.${embed}.register_forward_hook(put)
-        try:
-            return self.${module}(input_ids)
-        finally:
-            hook.remove()"#,
-        &vars,
+        return self.${projector}(torch.cat(states, -1)).flatten(0, 1)"#,
     )
 }
 
@@ -177,64 +152,73 @@ ${holders}        self.${tower} = SiglipVision(${channels}, ${image}, ${patch}, 
 fn llama4(spec: &Spec, n: &Names, module: &str, image: &ImageInput, l: &Llama4Vision) -> String {
     let mut vars = tower_vars(&l.tower);
     vars.extend([
-        ("module", module.to_string()),
         ("projector", l.projector.trim_end_matches('.').to_string()),
         ("shuffle", l.shuffle.to_string()),
         ("adapter", l.adapter[1].to_string()),
         ("theta", fmt_f(l.theta)),
         ("text", spec.hidden.to_string()),
-        ("v", spec.out_vocab().to_string()),
-        ("token", image.token.to_string()),
-        ("embed", n.path(Role::Embed)),
     ]);
-    fill(
-        r#"
-
-
-class Model(nn.Module):
-    """Llama 4: the language model under ${module}, its vision model and the projector beside it."""
-
-    def __init__(self):
-        super().__init__()
-        self.${module} = LanguageModel()
-${holders}        self.${tower} = Llama4Vision(${channels}, ${image}, ${patch}, ${hidden}, ${intermediate}, ${heads}, ${layers}, ${eps}, ${shuffle}, ${adapter}, ${theta})
+    placeholder_model(
+        spec,
+        (n, module),
+        image,
+        vars,
+        "Llama 4: the language model, its vision model and the projector beside it.",
+        r#"        self.${tower} = Llama4Vision(${channels}, ${image}, ${patch}, ${hidden}, ${intermediate}, ${heads}, ${layers}, ${eps}, ${shuffle}, ${adapter}, ${theta})
         self.${projector} = nn.Module()
         self.${projector}.linear_1 = nn.Linear(${adapter}, ${text}, bias=False)
 
     def image_features(self, pixel_values):  # [..., tiles, ${channels}, ${image}, ${image}] -> [tiles · features, ${text}]
         tiles = pixel_values.reshape(-1, *pixel_values.shape[-3:])
-        return self.${projector}.linear_1(self.${tower}(tiles)).flatten(0, 1)
-
-    def forward(self, input_ids, pixel_values=None):  # [B, T] int64 -> logits [B, T, ${v}]
-        if pixel_values is None:
-            return self.${module}(input_ids)
-        features = self.image_features(pixel_values)
-
-        def put(embedding, args, out):  # each placeholder's embedding replaced by the next feature
-            out = out.clone()
-            out[input_ids == ${token}] = features.to(out.dtype)
-            return out
-
-        hook = self.${module}.${embed}.register_forward_hook(put)
-        try:
-            return self.${module}(input_ids)
-        finally:
-            hook.remove()"#,
-        &vars,
+        return self.${projector}.linear_1(self.${tower}(tiles)).flatten(0, 1)"#,
     )
 }
 
-/// Mistral 3's Model: LLaVA's, Pixtral's vision model reading the image at its own size and the
-/// projector merging its patches; LightOnOCR's, whose language model has no module of its own
-/// (`module` empty), subclasses it with the two beside it.
+/// Mistral 3's Model and LightOnOCR's: Pixtral's vision model reading the image at its own size
+/// and the projector merging its patches.
 fn pixtral(spec: &Spec, n: &Names, module: &str, image: &ImageInput, p: &PixtralVision) -> String {
     let mut vars = tower_vars(&p.tower);
-    // The language model: a module of the Model's, or the Model itself (which then makes the
-    // holders of the tower's path, `model.` of `model.vision_encoder`).
+    vars.extend([
+        ("projector", p.projector.trim_end_matches('.').to_string()),
+        ("merge", p.merge.to_string()),
+        ("factor", p.factor().to_string()),
+        ("theta", fmt_f(p.theta)),
+        ("layer", p.layer.to_string()),
+        ("text", spec.hidden.to_string()),
+        ("text_eps", fmt_f(spec.norm.eps)),
+        ("bias", py_bool(p.projector_bias)),
+        ("projector_act", act(p.projector_act)),
+    ]);
+    placeholder_model(
+        spec,
+        (n, module),
+        image,
+        vars,
+        "The language model, Pixtral's vision model and the projector beside it.",
+        r#"        self.${tower} = PixtralVision(${channels}, ${patch}, ${hidden}, ${intermediate}, ${heads}, ${layers}, ${eps}, ${act}, ${theta})
+        self.${projector} = Mistral3Projector(${hidden}, ${text}, ${merge}, ${text_eps}, ${bias}, ${projector_act})
+
+    def image_features(self, pixel_values):  # [1, ${channels}, H, W], H and W multiples of ${factor} -> [features, ${text}]
+        state, grid = self.${tower}.state(pixel_values[0], ${layer})
+        return self.${projector}(state, grid)"#,
+    )
+}
+
+/// A Model whose image's features replace its placeholders' embeddings: the language model under
+/// `module` (or, where it has none, the Model itself, subclassing it; its holders then make the
+/// tower's path, `model.` of `model.vision_encoder`), its towers made by `parts` and their
+/// features by its `image_features`, both written with `vars`.
+fn placeholder_model(
+    spec: &Spec,
+    (n, module): (&Names, &str),
+    image: &ImageInput,
+    mut vars: Vec<(&'static str, String)>,
+    doc: &str,
+    parts: &str,
+) -> String {
     let (class, lm, init, call) = match module {
         "" => {
             vars.retain(|(k, _)| *k != "holders");
-            vars.push(("holders", String::new()));
             (
                 "LanguageModel",
                 "self".into(),
@@ -245,46 +229,25 @@ fn pixtral(spec: &Spec, n: &Names, module: &str, image: &ImageInput, p: &Pixtral
         m => (
             "nn.Module",
             format!("self.{m}"),
-            format!("        self.{m} = LanguageModel()\n"),
+            format!("        self.{m} = LanguageModel()\n${{holders}}"),
             format!("self.{m}"),
         ),
     };
-    vars.extend([
-        ("class", class.to_string()),
-        ("lm", lm),
-        ("lm_init", init),
-        ("lm_call", call),
-        (
-            "projector_path",
-            p.projector.trim_end_matches('.').to_string(),
+    let head = fill(
+        &format!(
+            "\n\n\nclass Model({class}):\n    \"\"\"{doc}\"\"\"\n\n    def __init__(self):\n        super().__init__()\n{init}{parts}"
         ),
-        ("merge", p.merge.to_string()),
-        ("factor", p.factor().to_string()),
-        ("theta", fmt_f(p.theta)),
-        ("layer", p.layer.to_string()),
-        ("text", spec.hidden.to_string()),
-        ("text_eps", fmt_f(spec.norm.eps)),
-        ("bias", py_bool(p.projector_bias)),
-        ("projector_act", act(p.projector_act)),
+        &vars,
+    );
+    vars.extend([
+        ("lm", lm),
+        ("lm_call", call),
         ("v", spec.out_vocab().to_string()),
         ("token", image.token.to_string()),
         ("embed", n.path(Role::Embed)),
     ]);
-    fill(
+    head + &fill(
         r#"
-
-
-class Model(${class}):
-    """The language model, Pixtral's vision model and the projector beside it."""
-
-    def __init__(self):
-        super().__init__()
-${lm_init}${holders}        self.${tower} = PixtralVision(${channels}, ${patch}, ${hidden}, ${intermediate}, ${heads}, ${layers}, ${eps}, ${act}, ${theta})
-        self.${projector_path} = Mistral3Projector(${hidden}, ${text}, ${merge}, ${text_eps}, ${bias}, ${projector_act})
-
-    def image_features(self, pixel_values):  # [1, ${channels}, H, W], H and W multiples of ${factor} -> [features, ${text}]
-        state, grid = self.${tower}.state(pixel_values[0], ${layer})
-        return self.${projector_path}(state, grid)
 
     def forward(self, input_ids, pixel_values=None):  # [B, T] int64 -> logits [B, T, ${v}]
         if pixel_values is None:
