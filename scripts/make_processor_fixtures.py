@@ -20,7 +20,7 @@ import shutil
 import tempfile
 
 import numpy
-from PIL import Image
+from PIL import Image, ImageOps
 from transformers import AutoImageProcessor
 
 OUT = pathlib.Path(__file__).resolve().parent.parent / "crates/exec/tests/fixtures/processor"
@@ -51,7 +51,19 @@ def images():
         "grey.jpg": lambda p: Image.fromarray(rgb[..., 2]).save(p),
         # 70 high: 70 / 28 is 2.5, which Python's round takes to 2.
         "tall.png": lambda p: Image.fromarray(picture(70, 45, 10)).save(p),
+        # A photo as a phone saves it: turned a quarter clockwise by its EXIF orientation.
+        "exif-6.jpg": lambda p: Image.fromarray(rgb).save(p, quality=90, exif=oriented(6)),
+        # Each EXIF orientation (an eXIf chunk), on a small image kept as it is.
+        **{f"exif-{o}.png": (lambda o: lambda p: Image.fromarray(picture(3, 5, 12)).save(p, exif=oriented(o)))(o)
+           for o in range(2, 9)},
     }
+
+
+def oriented(o):
+    """EXIF metadata holding orientation `o`."""
+    exif = Image.Exif()
+    exif[0x0112] = o
+    return exif
 
 
 CLIP = "CLIPImageProcessor"
@@ -79,6 +91,10 @@ CASES = {
     "siglip-no-resize": ("q75.jpg", "SiglipImageProcessor", {"do_resize": False, "do_rescale": False}),
     # Qwen2-VL's smart resize: sides to multiples of patch × merge, rounded (to even on halves),
     # shrunk to the most pixels, grown to the fewest; its pixels before they are cut in patches.
+    # Turned upright by the EXIF orientation first, as transformers' load_image turns it.
+    "siglip-exif-jpeg": ("exif-6.jpg", "SiglipImageProcessor", {"size": {"height": 30, "width": 45}}),
+    **{f"vit-exif-{o}": (f"exif-{o}.png", "ViTImageProcessor", {"do_resize": False, "do_rescale": False,
+                                                                "do_normalize": False}) for o in range(2, 9)},
     "qwen2-vl-round": ("rgb.png", "Qwen2VLImageProcessor", {"size": {"shortest_edge": 256, "longest_edge": 100000}}),
     "qwen2-vl-half-to-even": ("tall.png", "Qwen2VLImageProcessor", {}),
     "qwen2-vl-most": ("q75.jpg", "Qwen2VLImageProcessor", {"size": {"shortest_edge": 100, "longest_edge": 900},
@@ -107,12 +123,14 @@ FULL = {"clip-png", "clip-jpeg", "qwen2-vl-round"}
 
 
 def processed(processor, path):
-    """The processor's pixel values of the image at `path`, [3, H, W]: Qwen2-VL's flattened
+    """The processor's pixel values of the image at `path` (turned upright by its EXIF
+    orientation), [3, H, W]: Qwen2-VL's flattened
     patches put back into the image they were cut from (their frames are copies); Llama 4's
     tiles [tiles, 3, S, S] (bfloat16, as float32)."""
+    image = ImageOps.exif_transpose(Image.open(path))  # as transformers' load_image opens a file
     if "Llama4" in type(processor).__name__:
-        return processor(images=Image.open(path), return_tensors="pt")["pixel_values"].float().numpy()
-    out = processor(images=Image.open(path), return_tensors="np")
+        return processor(images=image, return_tensors="pt")["pixel_values"].float().numpy()
+    out = processor(images=image, return_tensors="np")
     if "image_grid_thw" not in out:
         return out["pixel_values"][0]
     _, gh, gw = out["image_grid_thw"][0]

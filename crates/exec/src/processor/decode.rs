@@ -27,14 +27,63 @@ impl Decoded {
     }
 }
 
-/// The file's bytes as an RGB image, or what is wrong with them.
+/// The file's bytes as an RGB image, turned upright by its EXIF orientation as transformers'
+/// `load_image` turns it (Pillow's `exif_transpose`), or what is wrong with them.
 pub fn rgb(bytes: &[u8]) -> Result<Decoded, String> {
-    if bytes.starts_with(b"\x89PNG\r\n\x1a\n") {
-        png(bytes)
+    let mut decoded = if bytes.starts_with(b"\x89PNG\r\n\x1a\n") {
+        png(bytes)?
     } else if bytes.starts_with(&[0xff, 0xd8, 0xff]) {
-        jpeg(bytes)
+        jpeg(bytes)?
     } else {
-        Err("is neither a PNG nor a JPEG file (anatomy reads those two)".into())
+        return Err("is neither a PNG nor a JPEG file (anatomy reads those two)".into());
+    };
+    decoded.image = upright(decoded.image, orientation(bytes));
+    Ok(decoded)
+}
+
+/// The EXIF orientation tag of a JPEG's or PNG's metadata (1, upright, where there is none or it
+/// cannot be read, as Pillow then leaves the image).
+fn orientation(bytes: &[u8]) -> u32 {
+    exif::Reader::new()
+        .read_from_container(&mut std::io::Cursor::new(bytes))
+        .ok()
+        .and_then(|e| {
+            e.get_field(exif::Tag::Orientation, exif::In::PRIMARY)
+                .and_then(|f| f.value.get_uint(0))
+        })
+        .unwrap_or(1)
+}
+
+/// `image` as Pillow's `exif_transpose` turns it for `orientation` (2: mirrored, 3: turned half
+/// round, 4: flipped, 5: transposed, 6: turned a quarter clockwise, 7: transversed, 8: a quarter
+/// anticlockwise); other values leave it.
+fn upright(image: Image, orientation: u32) -> Image {
+    let (w, h) = (image.width, image.height);
+    // The source pixel of output (x, y), and the output's width and height.
+    let map: fn(usize, usize, usize, usize) -> (usize, usize) = match orientation {
+        2 => |x, y, w, _| (w - 1 - x, y),
+        3 => |x, y, w, h| (w - 1 - x, h - 1 - y),
+        4 => |x, y, _, h| (x, h - 1 - y),
+        5 => |x, y, _, _| (y, x),
+        6 => |x, y, _, h| (y, h - 1 - x),
+        7 => |x, y, w, h| (w - 1 - y, h - 1 - x),
+        8 => |x, y, w, _| (w - 1 - y, x),
+        _ => return image,
+    };
+    let (ow, oh) = if orientation >= 5 { (h, w) } else { (w, h) };
+    let mut data = Vec::with_capacity(image.data.len());
+    for y in 0..oh {
+        for x in 0..ow {
+            let (sx, sy) = map(x, y, w, h);
+            let at = (sy * w + sx) * 3;
+            data.extend_from_slice(&image.data[at..at + 3]);
+        }
+    }
+    Image {
+        width: ow,
+        height: oh,
+        channels: 3,
+        data,
     }
 }
 
