@@ -3,11 +3,13 @@ values transformers' PIL-backed processor (`AutoImageProcessor.from_pretrained(d
 backend="pil")`) makes of it, in crates/exec/tests/fixtures/processor/<case>/.
 
 Each case is one image file (PNG or JPEG as Pillow writes them: RGB, RGBA, grey, palette with a
-transparent colour, 4:2:0, 4:4:4 and progressive JPEG), one processor (CLIP, SigLIP, ViT, BLIP,
-BiT: their classes' defaults, sizes that shrink, grow and crop past the image, every convolution
-filter) and `pixels.npy` ([3, H, W], f32, the PIL backend's) and `pixels_torchvision.npy` (the
-torchvision backend's, transformers' default where torchvision is installed; absent where it
-has no such filter: box, Hamming).
+transparent colour, 4:2:0, 4:4:4 and progressive JPEG, EXIF orientations), one processor (CLIP,
+SigLIP, ViT, BLIP, BiT: their classes' defaults, sizes that shrink, grow and crop past the image,
+every convolution filter; Qwen2-VL's smart resize, Pixtral's longest edge, Llama 4's tiles) and
+`pixels.npy` ([3, H, W], f32, the PIL backend's; Llama 4's [tiles, 3, S, S]) and
+`pixels_torchvision.npy` (the torchvision backend's, transformers' default where torchvision is
+installed; absent where it has no such filter: box, Hamming). The image is opened as
+transformers' `load_image` opens a file: turned upright by its EXIF orientation.
 
 Needs Pillow and torchvision beside the reference venv, e.g.
     pip install --target ~/.cache/anatomy/imgsite --no-deps pillow torchvision
