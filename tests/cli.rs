@@ -524,6 +524,59 @@ fn run_takes_an_image_file_through_the_checkpoints_processor() {
     ));
 }
 
+/// Llama 4's prompt lays its image out over the processor's canvas of tiles: pixels of several
+/// tiles given with a prompt holding `<|image|>` are refused (the pixels do not say the canvas),
+/// naming what would do; its processor has no PIL backend in transformers, and neither has
+/// anatomy's; a Pixtral tower refuses pixels whose sides are not whole patches.
+#[test]
+fn tiled_and_own_size_images_refuse_what_they_cannot_lay_out() {
+    let model = exec_fixture("image/llama4-jpeg");
+    let pixels = model.join("pixels.npy");
+    anatomy()
+        .args([
+            "run",
+            model.to_str().unwrap(),
+            "--prompt",
+            "<|image|> What is this?",
+        ])
+        .args(["--pixels", pixels.to_str().unwrap()])
+        .assert()
+        .code(2)
+        .stderr(
+            predicate::str::contains("--pixels").and(predicate::str::contains(
+                "holds several tiles, whose canvas (rows × columns) Llama 4's prompt lays out",
+            )),
+        );
+    let image = model.join("image.jpg");
+    anatomy()
+        .args([
+            "run",
+            model.to_str().unwrap(),
+            "--prompt",
+            "<|image|> What is this?",
+        ])
+        .args(["--image", image.to_str().unwrap(), "--image-backend", "pil"])
+        .assert()
+        .code(2)
+        .stderr(
+            predicate::str::contains("no PIL backend")
+                .and(predicate::str::contains("--image-backend torchvision")),
+        );
+    let model = exec_fixture("image/mistral3-jpeg");
+    let dir = tempfile::tempdir().unwrap();
+    let odd = dir.path().join("odd.npy");
+    let zeros = vec![0.0; 3 * 20 * 64];
+    std::fs::write(&odd, anatomy_exec::npy::encode_f32(&[3, 20, 64], &zeros)).unwrap();
+    anatomy()
+        .args(["run", model.to_str().unwrap(), "--ids", "1,95,5"])
+        .args(["--pixels", odd.to_str().unwrap()])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "this tower takes [3, height, width] with height and width multiples of 8 (the patch)",
+        ));
+}
+
 /// `run --chat --prompt Q --image F` as transformers' processor runs a chat with an image: the
 /// processor's template (chat_template.jinja) writes the placeholder, the BOS is added unless
 /// the text starts with it, the placeholders expanded (LLaVA) or framed (Gemma 3); the text,
