@@ -272,9 +272,15 @@ pub fn pixels(
     let (pixels, misfit) = crate::model::image::one_image(&input.encoder, &pixels)
         .map_err(|e| Error::file(&shown, e.to_string()))?;
     // One tile given is a canvas of one.
-    let tiles = match (&input.encoder, pixels.rank()) {
-        (ImageEncoder::Llama4(_), 3) => Some([1, 1]),
-        _ => tiles,
+    let tiles = match &input.encoder {
+        ImageEncoder::Llama4(_) if pixels.rank() == 3 => Some([1, 1]),
+        ImageEncoder::Llama4(_)
+        | ImageEncoder::Llava(_)
+        | ImageEncoder::Gemma3(_)
+        | ImageEncoder::Pixtral(_)
+        | ImageEncoder::Qwen2Vl(_)
+        | ImageEncoder::Qwen3Vl(_)
+        | ImageEncoder::Qwen25Vl(_) => tiles,
     };
     match (misfit, picture) {
         (None, _) => Ok((pixels, tiles)),

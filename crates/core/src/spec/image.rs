@@ -137,7 +137,12 @@ impl ImageEncoder {
         // of them) or of features (Qwen's).
         let multiple = match self {
             ImageEncoder::Pixtral(p) => Some((p.tower.patch, "the patch")),
-            _ => self.step().map(|f| (f, "the patch times the merge")),
+            ImageEncoder::Llava(_)
+            | ImageEncoder::Gemma3(_)
+            | ImageEncoder::Llama4(_)
+            | ImageEncoder::Qwen2Vl(_)
+            | ImageEncoder::Qwen3Vl(_)
+            | ImageEncoder::Qwen25Vl(_) => self.step().map(|f| (f, "the patch times the merge")),
         };
         match multiple {
             Some((f, what)) => {
