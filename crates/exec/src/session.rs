@@ -309,8 +309,8 @@ pub fn pixels(
 /// `<|image|>` and the whole image's, and the closing token; one tile alone has no separators;
 /// Mistral 3's turns each placeholder into the image's rows of them (the image `dims` [3, H, W]
 /// says how many), each row ended by `[IMG_BREAK]`, the last by `[IMG_END]` (LightOnOCR's, one
-/// run, is expanded as LLaVA's: `with_placeholders`). Other text is
-/// kept; an error at `file` where Llama 4's layout needs a canvas not known.
+/// run, is expanded as LLaVA's: `with_placeholders`). Other text is kept; an error at `file`
+/// where Llama 4's layout needs a canvas not known.
 pub fn framed(
     text: &str,
     spec: &Spec,
