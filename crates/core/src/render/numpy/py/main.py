@@ -6,7 +6,7 @@ def main():
     ap.add_argument("--ids", required=True, help="comma-separated token ids")
     ap.add_argument("--out", required=True, help="where to write the logits (.npy, float32 [T, vocab])")
 #: image
-    ap.add_argument("--pixels", help="an image as the model's processor makes it (.npy, float32 [channels, height, width]); its features replace the placeholder ids, one each")
+    ap.add_argument("--pixels", help="an image as the model's processor makes it (.npy, float32 [channels, height, width], or [tiles, channels, side, side] for a tiling processor); its features replace the placeholder ids, one each")
 #.
     a = ap.parse_args()
     ids = np.array([int(i) for i in a.ids.split(",")])
