@@ -129,7 +129,7 @@ impl ImageEncoder {
                 [tiles, rest @ ..] if *tiles > 0 && rest == [c, h, w] => None,
                 _ if dims == [c, h, w] => None,
                 _ => Some(format!(
-                    "[tiles, {c}, {h}, {w}] (tiles, channels, height, width), as the model's processor cuts an image into tiles"
+                    "[tiles, {c}, {h}, {w}] (the tiles its processor cuts an image into: tiles, channels, height, width)"
                 )),
             };
         }
@@ -154,7 +154,7 @@ impl ImageEncoder {
                         None
                     }
                     _ => Some(format!(
-                        "[{c}, height, width] with height and width multiples of {f} ({what}), as the model's processor resizes an image"
+                        "[{c}, height, width] with height and width multiples of {f} ({what})"
                     )),
                 }
             }
