@@ -1922,24 +1922,12 @@ def make_mistral3_image(name, raw):
 
 if __name__ == "__main__":
     only = set(sys.argv[1:])
-    for name, raw in IMAGES.items():
-        if not only or name in only:
-            make_image(name, raw)
-    for name, raw in GEMMA3_IMAGES.items():
-        if not only or name in only:
-            make_gemma3_image(name, raw)
-    for name, raw in QWEN2_VL_IMAGES.items():
-        if not only or name in only:
-            make_qwen2_vl_image(name, raw)
-    for name, raw in LLAMA4_IMAGES.items():
-        if not only or name in only:
-            make_llama4_image(name, raw)
-    for name, raw in MISTRAL3_IMAGES.items():
-        if not only or name in only:
-            make_mistral3_image(name, raw)
-    for name, raw in CONFIGS.items():
-        if not only or name in only:
-            make(name, raw)
+    for table, make_one in [(IMAGES, make_image), (GEMMA3_IMAGES, make_gemma3_image),
+                            (QWEN2_VL_IMAGES, make_qwen2_vl_image), (LLAMA4_IMAGES, make_llama4_image),
+                            (MISTRAL3_IMAGES, make_mistral3_image), (CONFIGS, make)]:
+        for name, raw in table.items():
+            if not only or name in only:
+                make_one(name, raw)
     for name, (target_raw, raw) in DRAFTS.items():
         if not only or name in only:
             make_draft(name, target_raw, raw)

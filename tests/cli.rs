@@ -531,37 +531,26 @@ fn run_takes_an_image_file_through_the_checkpoints_processor() {
 #[test]
 fn tiled_and_own_size_images_refuse_what_they_cannot_lay_out() {
     let model = exec_fixture("image/llama4-jpeg");
+    // Llama 4's prompt with the image given by `image_args`, refused.
+    let refused = |image_args: &[&str]| {
+        anatomy()
+            .args(["run", model.to_str().unwrap()])
+            .args(["--prompt", "<|image|> What is this?"])
+            .args(image_args)
+            .assert()
+            .code(2)
+    };
     let pixels = model.join("pixels.npy");
-    anatomy()
-        .args([
-            "run",
-            model.to_str().unwrap(),
-            "--prompt",
-            "<|image|> What is this?",
-        ])
-        .args(["--pixels", pixels.to_str().unwrap()])
-        .assert()
-        .code(2)
-        .stderr(
-            predicate::str::contains("--pixels").and(predicate::str::contains(
-                "holds several tiles, whose canvas (rows × columns) Llama 4's prompt lays out",
-            )),
-        );
+    refused(&["--pixels", pixels.to_str().unwrap()]).stderr(
+        predicate::str::contains("--pixels").and(predicate::str::contains(
+            "holds several tiles, whose canvas (rows × columns) Llama 4's prompt lays out",
+        )),
+    );
     let image = model.join("image.jpg");
-    anatomy()
-        .args([
-            "run",
-            model.to_str().unwrap(),
-            "--prompt",
-            "<|image|> What is this?",
-        ])
-        .args(["--image", image.to_str().unwrap(), "--image-backend", "pil"])
-        .assert()
-        .code(2)
-        .stderr(
-            predicate::str::contains("no PIL backend")
-                .and(predicate::str::contains("--image-backend torchvision")),
-        );
+    refused(&["--image", image.to_str().unwrap(), "--image-backend", "pil"]).stderr(
+        predicate::str::contains("no PIL backend")
+            .and(predicate::str::contains("--image-backend torchvision")),
+    );
     let model = exec_fixture("image/mistral3-jpeg");
     let dir = tempfile::tempdir().unwrap();
     let odd = dir.path().join("odd.npy");

@@ -7,7 +7,7 @@ use crate::tokenizer::Encoder;
 use crate::weights::Weights;
 use anatomy_checkpoint::{Checkpoint, Format};
 use anatomy_core::graph::Graph;
-use anatomy_core::spec::{ImageEncoder, PixtralVision, Spec};
+use anatomy_core::spec::{Placeholders, Spec};
 use anatomy_core::values::Values;
 use anatomy_core::Error;
 use std::path::Path;
@@ -272,15 +272,12 @@ pub fn pixels(
     let (pixels, misfit) = crate::model::image::one_image(&input.encoder, &pixels)
         .map_err(|e| Error::file(&shown, e.to_string()))?;
     // One tile given is a canvas of one.
-    let tiles = match &input.encoder {
-        ImageEncoder::Llama4(_) if pixels.rank() == 3 => Some([1, 1]),
-        ImageEncoder::Llama4(_)
-        | ImageEncoder::Llava(_)
-        | ImageEncoder::Gemma3(_)
-        | ImageEncoder::Pixtral(_)
-        | ImageEncoder::Qwen2Vl(_)
-        | ImageEncoder::Qwen3Vl(_)
-        | ImageEncoder::Qwen25Vl(_) => tiles,
+    let tiles = match input.placeholders {
+        Placeholders::Tiles { .. } if pixels.rank() == 3 => Some([1, 1]),
+        Placeholders::Tiles { .. }
+        | Placeholders::Run
+        | Placeholders::Framed { .. }
+        | Placeholders::Rows => tiles,
     };
     match (misfit, picture) {
         (None, _) => Ok((pixels, tiles)),
@@ -324,14 +321,20 @@ pub fn framed(
     let Some(p) = tok.token(input.token) else {
         return Ok(text.to_string());
     };
-    let ends = input
-        .frame
-        .map(|(open, close)| (tok.token(open), tok.token(close)));
     let placeholders = p.repeat(input.encoder.features() as usize);
-    match (&input.encoder, ends) {
-        (ImageEncoder::Llama4(_), Some((Some(o), Some(c)))) => {
+    match input.placeholders {
+        // Expanded from the ids (`with_placeholders`).
+        Placeholders::Run => Ok(text.to_string()),
+        Placeholders::Framed { open, close } => match (tok.token(open), tok.token(close)) {
+            (Some(o), Some(c)) => Ok(text.replace(&o, &format!("\n\n{o}{placeholders}{c}\n\n"))),
+            (None, _) | (_, None) => Ok(text.to_string()),
+        },
+        Placeholders::Tiles { open, close } => {
             // Llama4Processor's own tokens (its defaults, which checkpoints keep).
             const IMAGE: &str = "<|image|>";
+            let (Some(o), Some(c)) = (tok.token(open), tok.token(close)) else {
+                return Ok(text.to_string());
+            };
             if !text.contains(IMAGE) {
                 return Ok(text.to_string());
             }
@@ -345,32 +348,20 @@ pub fn framed(
             }
             Ok(text.replace(IMAGE, &format!("{layout}{IMAGE}{placeholders}{c}")))
         }
-        (ImageEncoder::Pixtral(v), _) if v.rows => {
-            let (&[_, h, w], f) = (dims, v.factor() as usize) else {
+        Placeholders::Rows => {
+            // The features' grid: the image's sides over the pixels a feature spans.
+            let (&[_, h, w], Some(f)) = (dims, input.encoder.step()) else {
                 return Ok(text.to_string());
             };
+            let f = f as usize;
             // PixtralProcessor's own tokens (its defaults).
-            let row = format!("{}[IMG_BREAK]", p.repeat(w / f));
-            let layout = row.repeat(h / f);
+            let layout = format!("{}[IMG_BREAK]", p.repeat(w / f)).repeat(h / f);
             let layout = match layout.strip_suffix("[IMG_BREAK]") {
                 Some(rest) => format!("{rest}[IMG_END]"),
                 None => layout,
             };
             Ok(text.replace(&p, &layout))
         }
-        (ImageEncoder::Gemma3(_), Some((Some(o), Some(c)))) => {
-            Ok(text.replace(&o, &format!("\n\n{o}{placeholders}{c}\n\n")))
-        }
-        (
-            ImageEncoder::Gemma3(_)
-            | ImageEncoder::Pixtral(_)
-            | ImageEncoder::Llama4(_)
-            | ImageEncoder::Llava(_)
-            | ImageEncoder::Qwen2Vl(_)
-            | ImageEncoder::Qwen25Vl(_)
-            | ImageEncoder::Qwen3Vl(_),
-            _,
-        ) => Ok(text.to_string()),
     }
 }
 
@@ -421,12 +412,11 @@ pub fn with_placeholders(ids: &[u32], pixels: &candle_core::Tensor, spec: &Spec)
     let placeholder = |id: &u32| u64::from(*id) == input.token;
     // Llama 4's and Mistral 3's placeholders sit among their processor's separators: a prompt
     // lays them out.
-    if ids.iter().filter(|id| placeholder(id)).count() != 1
-        || matches!(
-            input.encoder,
-            ImageEncoder::Llama4(_) | ImageEncoder::Pixtral(PixtralVision { rows: true, .. })
-        )
-    {
+    let run = match input.placeholders {
+        Placeholders::Run | Placeholders::Framed { .. } => true,
+        Placeholders::Tiles { .. } | Placeholders::Rows => false,
+    };
+    if !run || ids.iter().filter(|id| placeholder(id)).count() != 1 {
         return ids.to_vec();
     }
     let n = input.encoder.features_of(pixels.dims()) as usize;

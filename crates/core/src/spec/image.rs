@@ -9,13 +9,44 @@ pub struct ImageInput {
     /// The placeholder id the prompt holds once per image feature; each is replaced by one.
     pub token: u64,
     pub encoder: ImageEncoder,
-    /// The ids that open and close an image's placeholders, where the processor frames them
-    /// (Gemma 3's `<start_of_image>` … `<end_of_image>`): a prompt holds the opening one where
-    /// the image goes, and the processor writes the rest around it.
-    pub frame: Option<(u64, u64)>,
+    /// How the model's processor writes the placeholders into the prompt.
+    pub placeholders: Placeholders,
+}
+
+/// How a prompt holds an image's placeholders, as the model's processor writes them from what
+/// the text (or its chat template) writes where the image goes.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Placeholders {
+    /// One run of them, one per feature, in place of the one placeholder written (LLaVA's, the
+    /// Qwen VL models', LightOnOCR's).
+    Run,
+    /// The run framed by the ids `open` … `close` with blank lines around, in place of the
+    /// `open` written (Gemma 3's `<start_of_image>` … `<end_of_image>`).
+    Framed { open: u64, close: u64 },
+    /// Llama 4's, in place of `<|image|>`: `open`, each tile's run row by row (a separator
+    /// between columns and after each row), `<|image|>` and the whole image's run, `close`;
+    /// one tile alone without the tiles' part.
+    Tiles { open: u64, close: u64 },
+    /// Pixtral's (Mistral 3's), in place of the placeholder written: a run per row of features,
+    /// each ended by `[IMG_BREAK]`, the last by `[IMG_END]`.
+    Rows,
 }
 
 impl ImageInput {
+    /// How the image runs through the encoder and joins the language model, in the page's
+    /// words: the encoder's, and the prompt's layout where it is not a plain run.
+    pub fn describe(&self) -> Vec<String> {
+        let mut out = self.encoder.describe();
+        match self.placeholders {
+            Placeholders::Rows => out.push(
+                "In the prompt, each row of the image's placeholder tokens ends with [IMG_BREAK], the last with [IMG_END]."
+                    .into(),
+            ),
+            Placeholders::Run | Placeholders::Framed { .. } | Placeholders::Tiles { .. } => {}
+        }
+        out
+    }
+
     /// `ids` hold one placeholder per feature of the image given (`n` of them:
     /// `ImageEncoder::features_of`); else an error at `field` of `file` saying how many they
     /// must hold.
@@ -124,43 +155,36 @@ impl ImageEncoder {
     /// where it does.
     pub fn misfit(&self, dims: &[usize]) -> Option<String> {
         let [c, h, w] = self.shape().map(|n| n as usize);
-        if let ImageEncoder::Llama4(_) = self {
-            return match dims {
-                [tiles, rest @ ..] if *tiles > 0 && rest == [c, h, w] => None,
-                _ if dims == [c, h, w] => None,
-                _ => Some(format!(
-                    "[tiles, {c}, {h}, {w}] (the tiles its processor cuts an image into: tiles, channels, height, width)"
-                )),
-            };
-        }
-        // Sides a whole number of patches (Pixtral's: its merge drops a last odd row or column
-        // of them) or of features (Qwen's).
-        let multiple = match self {
-            ImageEncoder::Pixtral(p) => Some((p.tower.patch, "the patch")),
-            ImageEncoder::Llava(_)
-            | ImageEncoder::Gemma3(_)
-            | ImageEncoder::Llama4(_)
-            | ImageEncoder::Qwen2Vl(_)
-            | ImageEncoder::Qwen3Vl(_)
-            | ImageEncoder::Qwen25Vl(_) => self.step().map(|f| (f, "the patch times the merge")),
+        // An image at its own size: sides a whole number of `f` pixels (Pixtral's patches, whose
+        // merge drops a last odd row or column of them; Qwen's features).
+        let own = |f: u64, what: &str| {
+            let f = f as usize;
+            let fits = matches!(dims, [channels, h, w]
+                if *channels == c && *h >= f && *w >= f && h % f == 0 && w % f == 0);
+            (
+                fits,
+                format!("[{c}, height, width] with height and width multiples of {f} ({what})"),
+            )
         };
-        match multiple {
-            Some((f, what)) => {
-                let f = f as usize;
-                match dims {
-                    [channels, h, w]
-                        if *channels == c && *h >= f && *w >= f && h % f == 0 && w % f == 0 =>
-                    {
-                        None
-                    }
-                    _ => Some(format!(
-                        "[{c}, height, width] with height and width multiples of {f} ({what})"
-                    )),
-                }
+        let (fits, takes) = match self {
+            ImageEncoder::Llava(_) | ImageEncoder::Gemma3(_) => (
+                dims == [c, h, w],
+                format!("[{c}, {h}, {w}] (channels, height, width)"),
+            ),
+            // A tile, or several.
+            ImageEncoder::Llama4(_) => (
+                dims == [c, h, w]
+                    || matches!(dims, [tiles, rest @ ..] if *tiles > 0 && rest == [c, h, w]),
+                format!("[tiles, {c}, {h}, {w}] (the tiles its processor cuts an image into: tiles, channels, height, width)"),
+            ),
+            ImageEncoder::Pixtral(p) => own(p.tower.patch, "the patch"),
+            ImageEncoder::Qwen2Vl(q)
+            | ImageEncoder::Qwen3Vl(Qwen3Vision { base: q, .. })
+            | ImageEncoder::Qwen25Vl(Qwen25Vision { base: q, .. }) => {
+                own(q.factor(), "the patch times the merge")
             }
-            None if dims == [c, h, w] => None,
-            None => Some(format!("[{c}, {h}, {w}] (channels, height, width)")),
-        }
+        };
+        (!fits).then_some(takes)
     }
 
     /// Its vision tower (its name prefix moves with the checkpoint's layout).
@@ -283,12 +307,8 @@ impl ImageEncoder {
                 l.tower.hidden * l.shuffle * l.shuffle
             )),
             ImageEncoder::Pixtral(p) => out.push(format!(
-                "Its patches take 2-D rotary positions (half of a head's rotated pairs turn by the patch's row, half by its column); the hidden state read, RMSNormed, joins each {0}×{0} patches in a learned map, then two maps into the text width{1}.",
-                p.merge,
-                match p.rows {
-                    true => "; in the prompt, each row of the image's tokens ends with [IMG_BREAK], the last with [IMG_END]",
-                    false => "",
-                }
+                "Its patches take 2-D rotary positions (half of a head's rotated pairs turn by the patch's row, half by its column); the hidden state read, RMSNormed, joins each {0}×{0} patches in a learned map, then two maps into the text width.",
+                p.merge
             )),
             ImageEncoder::Qwen2Vl(_) | ImageEncoder::Qwen25Vl(_) | ImageEncoder::Qwen3Vl(_) => {}
         }
@@ -628,9 +648,9 @@ pub struct Llama4Vision {
     /// The side of the square of patches the pixel shuffle joins into one feature (1 /
     /// `pixel_shuffle_ratio`).
     pub shuffle: u64,
-    /// The adapter MLP's widths: `projector_input_dim` after its first map,
-    /// `projector_output_dim` after its second (the projector's input).
-    pub adapter: [u64; 2],
+    /// The adapter MLP's width, after each of its two maps and into the projector
+    /// (`projector_input_dim`, which must equal `projector_output_dim` and `vision_output_dim`).
+    pub adapter: u64,
     /// The base of the tower's 2-D rotary frequencies.
     pub theta: f64,
     /// Name prefix of the projector's map into the text width.
@@ -649,10 +669,10 @@ impl Llama4Vision {
         let t = &self.tower;
         let n = u128::from(t.grid()).pow(2);
         let joined = u128::from(t.hidden * self.shuffle * self.shuffle);
-        let [a, b] = self.adapter.map(u128::from);
+        let a = u128::from(self.adapter);
         t.embed_flops()
             + u128::from(t.depth) * t.layer_flops(n + 1)
-            + 2 * u128::from(self.features()) * (joined * a + b * b + b * u128::from(text))
+            + 2 * u128::from(self.features()) * (joined * a + a * a + a * u128::from(text))
     }
 }
 
@@ -673,9 +693,6 @@ pub struct PixtralVision {
     pub projector: String,
     pub projector_act: Act,
     pub projector_bias: bool,
-    /// The prompt holds the image's placeholders in rows, each ended by `[IMG_BREAK]` and the
-    /// last by `[IMG_END]` (Mistral 3's processor); else in one run (LightOnOCR's).
-    pub rows: bool,
 }
 
 impl PixtralVision {

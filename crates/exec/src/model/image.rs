@@ -224,10 +224,9 @@ impl Model {
         let t = &l.tower;
         let at = |name: &str| format!("{}{name}", t.prefix);
         let w = |name: &str| -> Res<&Tensor> { Ok(self.weights.get(&at(name))?) };
-        let tiles = match pixels.rank() {
-            3 => pixels.unsqueeze(0)?,
-            _ => pixels.clone(),
-        };
+        // One tile ([3, S, S]) or several ([tiles, 3, S, S]), as `misfit` accepted.
+        let [c, side] = [t.channels, t.image].map(|n| n as usize);
+        let tiles = pixels.reshape(((), c, side, side))?;
         let (d, g, k) = (t.hidden as usize, t.grid() as usize, l.shuffle as usize);
         let (cos, sin) = llama4_rope(g, d / t.heads as usize, l.theta)?;
         let mut out = Vec::new();

@@ -79,6 +79,8 @@ struct Defaults {
     /// How a bare number given as `size` reads: a square, or the shortest edge.
     square: bool,
     convert_rgb: bool,
+    /// The image is cut into tiles of the square size (Llama 4's; `tiling` reads how).
+    tiled: bool,
 }
 
 // transformers' OPENAI_CLIP_MEAN and _STD as written; f32 rounds them as numpy's float32 does.
@@ -105,6 +107,7 @@ fn defaults(class: &str) -> Option<Defaults> {
         crop: None,
         square: true,
         convert_rgb: false,
+        tiled: false,
     };
     Some(match base {
         "CLIPImageProcessor" | "BitImageProcessor" => Defaults {
@@ -115,6 +118,7 @@ fn defaults(class: &str) -> Option<Defaults> {
             crop: Some(224),
             square: false,
             convert_rgb: true,
+            tiled: false,
         },
         "SiglipImageProcessor" => Defaults {
             filter: Filter::Bicubic,
@@ -124,6 +128,7 @@ fn defaults(class: &str) -> Option<Defaults> {
             crop: None,
             square: false,
             convert_rgb: true,
+            tiled: false,
         },
         "ViTImageProcessor" => vit,
         // ViT's, converting to RGB; with pan and scan off, as by default (refused otherwise).
@@ -144,6 +149,7 @@ fn defaults(class: &str) -> Option<Defaults> {
             crop: None,
             square: false,
             convert_rgb: true,
+            tiled: false,
         },
         // Its multiple is the processor's (`from_folder`), else the image processor's patch.
         "PixtralImageProcessor" => Defaults {
@@ -157,8 +163,8 @@ fn defaults(class: &str) -> Option<Defaults> {
             crop: None,
             square: true,
             convert_rgb: true,
+            tiled: false,
         },
-        // Its tiling is read apart (`tiling`).
         "Llama4ImageProcessor" => Defaults {
             filter: Filter::Bilinear,
             mean: HALF,
@@ -167,6 +173,7 @@ fn defaults(class: &str) -> Option<Defaults> {
             crop: None,
             square: true,
             convert_rgb: true,
+            tiled: true,
         },
         "BlipImageProcessor" => Defaults {
             filter: Filter::Bicubic,
@@ -176,6 +183,7 @@ fn defaults(class: &str) -> Option<Defaults> {
             crop: None,
             square: true,
             convert_rgb: true,
+            tiled: false,
         },
         _ => return None,
     })
@@ -191,37 +199,50 @@ impl Processor {
     pub fn from_folder(dir: &Path) -> Result<Processor, Error> {
         let own = dir.join("preprocessor_config.json");
         let shared = dir.join("processor_config.json");
-        let (file, key) = if own.exists() {
-            (own, None)
-        } else if shared.exists() {
-            (shared.clone(), Some("image_processor"))
-        } else {
-            return Err(Error::file(
-                own.display().to_string(),
-                "is missing (and no processor_config.json beside it): --image needs the checkpoint's image processor; give pixels already processed with --pixels",
-            ));
+        let nested = !own.exists();
+        let file = match (nested, shared.exists()) {
+            (false, _) => own,
+            (true, true) => shared.clone(),
+            (true, false) => {
+                return Err(Error::file(
+                    own.display().to_string(),
+                    "is missing (and no processor_config.json beside it): --image needs the checkpoint's image processor; give pixels already processed with --pixels",
+                ))
+            }
         };
         let shown = file.display().to_string();
         let text =
             std::fs::read_to_string(&file).map_err(|e| Error::file(&shown, e.to_string()))?;
-        let json: Value = serde_json::from_str(&text)
+        let whole: Value = serde_json::from_str(&text)
             .map_err(|e| Error::file(&shown, format!("is not JSON: {e}")))?;
-        let json = match key {
-            Some(k) => json.get(k).ok_or_else(|| {
-                Error::new(&shown, k, "is missing: the file holds no image processor")
-            })?,
-            None => &json,
+        // The processor around the image processor: this file where it nests it, else the one
+        // beside it where there is one it can read (read once either way).
+        let beside: Option<Value>;
+        let (json, outer) = match nested {
+            true => {
+                let json = whole.get("image_processor").ok_or_else(|| {
+                    Error::new(
+                        &shown,
+                        "image_processor",
+                        "is missing: the file holds no image processor",
+                    )
+                })?;
+                (json, Some(&whole))
+            }
+            false => {
+                beside = std::fs::read_to_string(&shared)
+                    .ok()
+                    .and_then(|t| serde_json::from_str(&t).ok());
+                (&whole, beside.as_ref())
+            }
         };
         let mut processor = Processor::from_json(json, &shown)?;
         // A saved PixtralProcessor resizes to multiples of its own patch times its merge (16
         // and 1 by default), whatever its image processor's patch; the image processor alone
         // (and LightOnOCR's processor), to its own.
-        let outer = std::fs::read_to_string(&shared)
-            .ok()
-            .and_then(|t| serde_json::from_str::<Value>(&t).ok())
-            .filter(|o| {
-                o.get("processor_class").and_then(Value::as_str) == Some("PixtralProcessor")
-            });
+        let outer = outer.filter(|o| {
+            o.get("processor_class").and_then(Value::as_str) == Some("PixtralProcessor")
+        });
         if let (Some((Size::Longest { multiple, .. }, _)), Some(outer)) =
             (&mut processor.resize, outer)
         {
@@ -351,7 +372,7 @@ impl Processor {
                 "pads to a fixed size, which anatomy does not do yet; give pixels already processed with --pixels",
             ));
         }
-        let tiles = match class.starts_with("Llama4ImageProcessor") {
+        let tiles = match d.tiled {
             true => Some(tiling(json, resize, file)?),
             false => None,
         };

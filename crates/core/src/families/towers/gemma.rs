@@ -2,7 +2,7 @@
 //! and audio encoder, Gemma 4's towers and embedders.
 
 use super::*;
-use crate::spec::{Act, Gemma3Vision, ImageEncoder, ImageInput};
+use crate::spec::{Act, Gemma3Vision, ImageEncoder, ImageInput, Placeholders};
 
 /// Gemma 3's vision tower: SigLIP's patch embedding (a convolution) and learned positions, its
 /// encoder layers (LayerNorms, attention with biases, a biased two-layer MLP), its last
@@ -59,20 +59,12 @@ pub fn gemma3_image(top: &Config) -> Result<Option<ImageInput>> {
     if side == 0 || side * side != tokens || side > grid || !grid.is_multiple_of(side) {
         return Ok(None);
     }
-    let id = |key: &str, alias: &str, default: u64| -> Result<u64> {
-        Ok(match top.opt_size(key)? {
-            Some(id) => id,
-            None => top.opt_size(alias)?.unwrap_or(default),
-        })
-    };
-    let token = id("image_token_index", "image_token_id", 262_144)?;
-    let frame = (
-        id("boi_token_index", "boi_token_id", 255_999)?,
-        id("eoi_token_index", "eoi_token_id", 256_000)?,
-    );
     Ok(Some(ImageInput {
-        token,
-        frame: Some(frame),
+        token: token_id(top, "image_token_index", "image_token_id", 262_144)?,
+        placeholders: Placeholders::Framed {
+            open: token_id(top, "boi_token_index", "boi_token_id", 255_999)?,
+            close: token_id(top, "eoi_token_index", "eoi_token_id", 256_000)?,
+        },
         encoder: ImageEncoder::Gemma3(Gemma3Vision {
             tower: s.runs(top, "vision_tower.", image, heads, eps, act)?,
             projector: "multi_modal_projector.".into(),

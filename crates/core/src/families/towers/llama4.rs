@@ -2,7 +2,7 @@
 //! adapter, and one map into the text width.
 
 use super::*;
-use crate::spec::{ImageEncoder, ImageInput, Llama4Vision};
+use crate::spec::{ImageEncoder, ImageInput, Llama4Vision, Placeholders};
 
 /// Llama 4's vision encoder: its unfolded-patch projection, class embedding and learned
 /// positions (one more than the patches), LayerNorms before and after, encoder layers
@@ -40,7 +40,7 @@ pub fn llama4_projector(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
 }
 
 /// How Llama 4 runs an image: its tower's sizes (the tile its processor cuts is the tower's
-/// image), the shuffle's side, the adapter's widths, the rotary base, the placeholder id
+/// image), the shuffle's side, the adapter's width, the rotary base, the placeholder id
 /// (`image_token_index`, or `image_token_id`) and the ids that open and close an image's
 /// layout (`boi_token_index`, `eoi_token_index`). A config whose parts do not fit one another
 /// (the class's defaults among them: a shuffled width of 3,072 into an adapter that takes
@@ -72,37 +72,20 @@ pub fn llama4_image(top: &Config) -> Result<Option<ImageInput>> {
     ]
     .map(|(key, default)| size(v, key, default).map(u128::from));
     let (input, output, vision_out) = (input?, output?, vision_out?);
-    let head_dim = t.hidden / u128::from(heads.max(1));
     if !fits_grid
         || t.intermediate != t.hidden * (shuffle as u128).pow(2)
         || input != output
         || output != vision_out
-        || heads == 0
-        || !t.hidden.is_multiple_of(u128::from(heads))
-        || !head_dim.is_multiple_of(4)
+        || !rotary_heads(t.hidden, heads)
     {
         return Ok(None);
     }
-    let theta = match v {
-        Some(c) => match c.sub("rope_parameters")? {
-            Some(r) => r.float("rope_theta", 10_000.0)?,
-            None => c.float("rope_theta", 10_000.0)?,
-        },
-        None => 10_000.0,
-    };
-    // Each id under its name or its attribute_map name, else the class's default.
-    let id = |key: &str, alias: &str, default: u64| -> Result<u64> {
-        Ok(match top.opt_size(key)? {
-            Some(id) => id,
-            None => top.opt_size(alias)?.unwrap_or(default),
-        })
-    };
     Ok(Some(ImageInput {
-        token: id("image_token_index", "image_token_id", 200_092)?,
-        frame: Some((
-            id("boi_token_index", "boi_token_id", 200_080)?,
-            id("eoi_token_index", "eoi_token_id", 200_081)?,
-        )),
+        token: token_id(top, "image_token_index", "image_token_id", 200_092)?,
+        placeholders: Placeholders::Tiles {
+            open: token_id(top, "boi_token_index", "boi_token_id", 200_080)?,
+            close: token_id(top, "eoi_token_index", "eoi_token_id", 200_081)?,
+        },
         encoder: ImageEncoder::Llama4(Llama4Vision {
             tower: t.runs(
                 top,
@@ -113,8 +96,8 @@ pub fn llama4_image(top: &Config) -> Result<Option<ImageInput>> {
                 crate::spec::Act::Gelu,
             )?,
             shuffle: shuffle as u64,
-            adapter: [input as u64, output as u64],
-            theta,
+            adapter: input as u64,
+            theta: vision_theta(v)?,
             projector: "multi_modal_projector.".into(),
         }),
     }))

@@ -3,7 +3,7 @@
 //! Idefics3, InternVL, Command A Vision, Aya Vision, LFM2-VL, LLaVA-OneVision-1.5).
 
 use super::*;
-use crate::spec::{Act, ImageEncoder, ImageInput, Llava, PixtralVision};
+use crate::spec::{Act, ImageEncoder, ImageInput, Llava, PixtralVision, Placeholders};
 
 /// LLaVA's vision tower, CLIP's vision model: as GIT's encoder (which is CLIP's), of the
 /// wrapper's default (CLIP ViT-L/14 at 336 pixels) where it has no vision config, else of
@@ -646,10 +646,6 @@ fn llava_input(top: &Config, vip: bool) -> Result<Option<ImageInput>> {
                 ))
             }
         };
-    let token = match top.opt_size("image_token_index")? {
-        Some(id) => id,
-        None => top.opt_size("image_token_id")?.unwrap_or(32000),
-    };
     let (heads, eps, tower_act) = match v {
         Some(c) => (
             c.size("num_attention_heads", Some(12))?,
@@ -664,8 +660,8 @@ fn llava_input(top: &Config, vip: bool) -> Result<Option<ImageInput>> {
         return Ok(None);
     };
     Ok(Some(ImageInput {
-        token,
-        frame: None,
+        token: token_id(top, "image_token_index", "image_token_id", 32000)?,
+        placeholders: Placeholders::Run,
         encoder: ImageEncoder::Llava(Llava {
             tower: t.runs(top, "vision_tower.", image, heads, eps, tower_act)?,
             projector: "multi_modal_projector.".into(),
@@ -713,29 +709,19 @@ fn pixtral_input(top: &Config, kind: Pixtral) -> Result<Option<ImageInput>> {
     let Some(image) = square(v, "image_size", if absent { 1540 } else { 1024 })? else {
         return Ok(None);
     };
-    let layer = match top.get("vision_feature_layer") {
-        _ if kind == Pixtral::LightOnOcr => -1,
-        None => -1,
-        Some(serde_json::Value::Array(list)) => match list.as_slice() {
-            [one] => match one.as_i64() {
-                Some(i) => i,
-                None => return Ok(None),
-            },
-            _ => return Ok(None),
+    // One hidden state: a list of several cannot run.
+    let layer = match (kind, top.get("vision_feature_layer")) {
+        (Pixtral::LightOnOcr, _) | (Pixtral::Mistral3, None) => Some(-1),
+        (Pixtral::Mistral3, Some(serde_json::Value::Array(list))) => match list.as_slice() {
+            [one] => one.as_i64(),
+            [] | [_, _, ..] => None,
         },
-        Some(x) => match x.as_i64() {
-            Some(i) => i,
-            None => return Ok(None),
-        },
+        (Pixtral::Mistral3, Some(x)) => x.as_i64(),
+    };
+    let Some(layer) = layer else {
+        return Ok(None);
     };
     let heads = size(v, "num_attention_heads", 16)?;
-    let theta = match v {
-        Some(c) => match c.detached("rope_parameters")? {
-            Some(r) => r.float("rope_theta", 10_000.0)?,
-            None => c.float("rope_theta", 10_000.0)?,
-        },
-        None => 10_000.0,
-    };
     let head_dim = match v {
         Some(c) => c.opt_size("head_dim")?,
         None => None,
@@ -757,23 +743,23 @@ fn pixtral_input(top: &Config, kind: Pixtral) -> Result<Option<ImageInput>> {
     // What transformers cannot run: a state past the last, a head dim not the width's share
     // (the rotary tables take the config's), or one whose axial halves do not fill it.
     if !(-states..states).contains(&layer)
-        || heads == 0
-        || !t.hidden.is_multiple_of(u128::from(heads))
+        || !rotary_heads(t.hidden, heads)
         || head_dim.is_some_and(|h| u128::from(h) * u128::from(heads) != t.hidden)
-        || !(t.hidden / u128::from(heads)).is_multiple_of(4)
         || merge == 0
     {
         return Ok(None);
     }
-    let (token, tower, projector, projector_bias) = match kind {
+    let (token, placeholders, tower, projector, projector_bias) = match kind {
         Pixtral::Mistral3 => (
-            top.opt_size("image_token_index")?.unwrap_or(10),
+            token_id(top, "image_token_index", "image_token_id", 10)?,
+            Placeholders::Rows,
             "vision_tower.",
             "multi_modal_projector.",
             top.flag("multimodal_projector_bias", false)?,
         ),
         Pixtral::LightOnOcr => (
             top.opt_size("image_token_id")?.unwrap_or(151_655),
+            Placeholders::Run,
             "model.vision_encoder.",
             "model.vision_projection.",
             false,
@@ -781,16 +767,15 @@ fn pixtral_input(top: &Config, kind: Pixtral) -> Result<Option<ImageInput>> {
     };
     Ok(Some(ImageInput {
         token,
-        frame: None,
+        placeholders,
         encoder: ImageEncoder::Pixtral(PixtralVision {
             tower: t.runs(top, tower, image, heads, 1e-5, act)?,
             merge,
-            theta,
+            theta: vision_theta(v)?,
             layer,
             projector: projector.into(),
             projector_act,
             projector_bias,
-            rows: kind == Pixtral::Mistral3,
         }),
     }))
 }

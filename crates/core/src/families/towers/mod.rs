@@ -319,6 +319,34 @@ fn two(c: &Config, key: &str, x: &serde_json::Value) -> Result<Option<[u128; 2]>
     ]))
 }
 
+/// A placeholder id under `key` or its attribute_map name `alias`, else the class's `default`.
+fn token_id(top: &Config, key: &str, alias: &str, default: u64) -> Result<u64> {
+    Ok(match top.opt_size(key)? {
+        Some(id) => id,
+        None => top.opt_size(alias)?.unwrap_or(default),
+    })
+}
+
+/// The base of a vision config's 2-D rotary frequencies: `rope_parameters.rope_theta`, else
+/// `rope_theta` (which the config class moves there), else 10,000 (Llama 4's and Pixtral's).
+fn vision_theta(v: &Option<Config>) -> Result<f64> {
+    match v {
+        Some(c) => match c.detached("rope_parameters")? {
+            Some(r) => r.float("rope_theta", 10_000.0),
+            None => c.float("rope_theta", 10_000.0),
+        },
+        None => Ok(10_000.0),
+    }
+}
+
+/// Whether `heads` split a tower `hidden` wide into heads a 2-D rotary table fills: whole heads
+/// whose dims are a multiple of 4 (a quarter by each axis, twice).
+fn rotary_heads(hidden: u128, heads: u64) -> bool {
+    heads > 0
+        && hidden.is_multiple_of(u128::from(heads))
+        && (hidden / u128::from(heads)).is_multiple_of(4)
+}
+
 /// The text model's width, for a projector into it.
 fn text_hidden(top: &Config, default: u64) -> Result<u64> {
     top.detached("text_config")?

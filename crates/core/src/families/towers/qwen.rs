@@ -3,7 +3,9 @@
 //! merger that joins each spatial_merge_size² patches and projects them into the text width.
 
 use super::*;
-use crate::spec::{ImageEncoder, ImageInput, Mrope, Qwen25Vision, Qwen2Vision, Qwen3Vision};
+use crate::spec::{
+    ImageEncoder, ImageInput, Mrope, Placeholders, Qwen25Vision, Qwen2Vision, Qwen3Vision,
+};
 
 /// The MLP of a Qwen vision block.
 #[derive(Clone, Copy)]
@@ -99,10 +101,9 @@ const STATED_SIDE: u64 = 16;
 /// (`image_token_id`). `None` where transformers could not run an image: a rectangular patch,
 /// or a head whose 2-D rotary halves do not fill it.
 pub fn qwen2_vl_image(top: &Config) -> Result<Option<ImageInput>> {
-    let Some(v) = depth_vision(top, &["qwen2_vl", "qwen2_vl_vision"])? else {
+    let Some(v) = qwen_config(top, &["qwen2_vl", "qwen2_vl_vision"])? else {
         return Ok(None);
     };
-    let v = v.map(|v| v.renamed(&[("num_attention_heads", "num_heads")]));
     let hidden = size(&v, "embed_dim", 1280)?;
     let class = QwenClass {
         prefix: "visual.",
@@ -155,10 +156,9 @@ pub fn qwen3_5_image(top: &Config) -> Result<Option<ImageInput>> {
 /// A Qwen3-VL-style image reader of a vision config of `kinds`: with deep-stack mergers at the
 /// class's default blocks (`Some`, Qwen3-VL's) or none (Qwen3.5's).
 fn qwen3_image(top: &Config, kinds: &[&str], deep: Option<[u64; 3]>) -> Result<Option<ImageInput>> {
-    let Some(v) = depth_vision(top, kinds)? else {
+    let Some(v) = qwen_config(top, kinds)? else {
         return Ok(None);
     };
-    let v = v.map(|v| v.renamed(&[("num_attention_heads", "num_heads")]));
     let class = QwenClass {
         prefix: "model.visual.",
         patch: 16,
@@ -210,10 +210,9 @@ fn qwen3_image(top: &Config, kinds: &[&str], deep: Option<[u64; 3]>) -> Result<O
 /// feature, as transformers cannot run it) and the blocks that attend among every patch
 /// (`fullatt_block_indexes`).
 pub fn qwen2_5_vl_image(top: &Config) -> Result<Option<ImageInput>> {
-    let Some(v) = depth_vision(top, &["qwen2_5_vl", "qwen2_5_vl_vision"])? else {
+    let Some(v) = qwen_config(top, &["qwen2_5_vl", "qwen2_5_vl_vision"])? else {
         return Ok(None);
     };
-    let v = v.map(|v| v.renamed(&[("num_attention_heads", "num_heads")]));
     let class = QwenClass {
         prefix: "visual.",
         patch: 14,
@@ -245,12 +244,20 @@ pub fn qwen2_5_vl_image(top: &Config) -> Result<Option<ImageInput>> {
     )?))
 }
 
+/// A Qwen image reader's vision config of one of `kinds` (`Ok(None)` for another kind,
+/// `Some(None)` for none): its attribute map, `num_hidden_layers` setting `depth` and
+/// `num_attention_heads` setting `num_heads`.
+fn qwen_config<'a>(top: &Config<'a>, kinds: &[&str]) -> Result<Option<Option<Config<'a>>>> {
+    Ok(depth_vision(top, kinds)?
+        .map(|v| v.map(|v| v.renamed(&[("num_attention_heads", "num_heads")]))))
+}
+
 /// The image input of a Qwen encoder: its placeholder `image_token_id` (the class's `token` by
 /// default).
 fn qwen_input(top: &Config, encoder: ImageEncoder, token: u64) -> Result<ImageInput> {
     Ok(ImageInput {
         token: top.opt_size("image_token_id")?.unwrap_or(token),
-        frame: None,
+        placeholders: Placeholders::Run,
         encoder,
     })
 }
@@ -291,7 +298,7 @@ fn qwen_vision(top: &Config, v: &Option<Config>, class: QwenClass) -> Result<Opt
         return Ok(None);
     };
     let heads = size(v, "num_heads", 16)?;
-    if heads == 0 || !hidden.is_multiple_of(heads) || !(hidden / heads).is_multiple_of(4) {
+    if !rotary_heads(u128::from(hidden), heads) {
         return Ok(None);
     }
     let merge = size(v, "spatial_merge_size", 2)?;

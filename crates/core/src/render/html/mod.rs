@@ -672,7 +672,7 @@ fn tower_json(
     // The image's tower says how an image runs through it and joins the language model.
     let runs = image.is_some();
     let subtleties = match image.filter(|i| i.encoder.tower_prefix().starts_with(&t.prefix)) {
-        Some(i) => i.encoder.describe(),
+        Some(i) => i.describe(),
         None => Vec::new(),
     };
     let mut title = t.what.clone();

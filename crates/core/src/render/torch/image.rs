@@ -154,7 +154,7 @@ fn llama4(spec: &Spec, n: &Names, module: &str, image: &ImageInput, l: &Llama4Vi
     vars.extend([
         ("projector", l.projector.trim_end_matches('.').to_string()),
         ("shuffle", l.shuffle.to_string()),
-        ("adapter", l.adapter[1].to_string()),
+        ("adapter", l.adapter.to_string()),
         ("theta", fmt_f(l.theta)),
         ("text", spec.hidden.to_string()),
     ]);
@@ -217,15 +217,12 @@ fn placeholder_model(
     parts: &str,
 ) -> String {
     let (class, lm, init, call) = match module {
-        "" => {
-            vars.retain(|(k, _)| *k != "holders");
-            (
-                "LanguageModel",
-                "self".into(),
-                String::new(),
-                "super().forward".into(),
-            )
-        }
+        "" => (
+            "LanguageModel",
+            "self".into(),
+            String::new(),
+            "super().forward".into(),
+        ),
         m => (
             "nn.Module",
             format!("self.{m}"),
