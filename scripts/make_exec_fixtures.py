@@ -1112,6 +1112,15 @@ CONFIGS = {
                                         "original_max_position_embeddings": 4, "max_position_embeddings": 128,
                                         "beta_fast": 32.0, "beta_slow": 1.0, "mscale": 1.0,
                                         "mscale_all_dim": 1.0, "llama_4_scaling_beta": 0.5}),
+    # Mistral 4: DeepSeek-V3's latent attention with queries scaled up every 4 positions, softmax
+    # routing with a shared expert, every layer's MLP the experts; YaRN as its class has it.
+    "mistral4": dict(BASE, model_type="mistral4", architectures=["Mistral4ForCausalLM"], n_routed_experts=8, n_shared_experts=1, num_experts_per_tok=2,
+                     moe_intermediate_size=16, kv_lora_rank=16, q_lora_rank=24, qk_nope_head_dim=8,
+                     qk_rope_head_dim=8, v_head_dim=8, num_key_value_heads=4, bos_token_id=1, eos_token_id=2,
+                     rope_parameters={"rope_type": "yarn", "rope_theta": 10000.0, "factor": 4.0,
+                                      "original_max_position_embeddings": 4, "max_position_embeddings": 128,
+                                      "beta_fast": 32.0, "beta_slow": 1.0, "mscale": 1.0, "mscale_all_dim": 1.0,
+                                      "llama_4_scaling_beta": 0.5}),
 }
 
 

@@ -77,6 +77,7 @@ ARCHITECTURES = {
     "deepseek_vl_hybrid": "DeepseekVLHybridForConditionalGeneration",
     "exaone4_5": "Exaone4_5_ForConditionalGeneration",
     "qianfan_ocr": "QianfanOCRForConditionalGeneration",
+    "mistral4": "Mistral4ForCausalLM",
 }
 
 
@@ -405,6 +406,21 @@ def unseen_deepseek(rng, model_type):
             raw["topk_method"] = rng.choice(["greedy", "group_limited_greedy"])
         if model_type == "kimi_k2":
             raw["architectures"] = ["DeepseekV3ForCausalLM"]
+    return raw
+
+
+def unseen_mistral4(rng):
+    raw = unseen_deepseek(rng, "mistral4")
+    raw["architectures"] = ["Mistral4ForCausalLM"]
+    del raw["n_group"], raw["topk_group"]  # its router ranks groups its own way, which anatomy refuses
+    raw["norm_topk_prob"] = rng.random() < 0.5
+    if rng.random() < 0.5:
+        raw["rope_interleave"] = False
+    if rng.random() < 0.7:
+        raw["rope_parameters"] = {"rope_type": "yarn", "rope_theta": rng.choice([10000.0, 1e6]),
+                                  "factor": rng.choice([4.0, 32.0]), "original_max_position_embeddings": 64,
+                                  "beta_fast": 32.0, "beta_slow": 1.0, "mscale": 1.0,
+                                  "mscale_all_dim": rng.choice([0.0, 1.0]), "llama_4_scaling_beta": 0.1}
     return raw
 
 
@@ -1851,6 +1867,7 @@ UNSEEN = {
     "deepseek_vl_hybrid": unseen_deepseek_vl_hybrid,
     "exaone4_5": unseen_exaone4_5,
     "qianfan_ocr": unseen_qianfan_ocr,
+    "mistral4": unseen_mistral4,
 }
 
 
@@ -1873,7 +1890,7 @@ DEFAULT_TYPES = [
     "video_llama_3", "pp_chart2table", "glmga", "hyperclovax_vision_v2",
     "deepseek_vl", "minicpmv4_6", "minicpmv4_7", "minicpm_ocr", "aria",
     "blip-2", "instructblip", "instructblipvideo", "deepseek_vl_hybrid",
-    "exaone4_5", "qianfan_ocr",
+    "exaone4_5", "qianfan_ocr", "mistral4",
 ]
 
 

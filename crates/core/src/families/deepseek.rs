@@ -137,6 +137,8 @@ struct Class {
     mtp: bool,
     /// RoPE types the class renames (Sarvam's `deepseek_yarn` is YaRN).
     rope_renames: &'static [(&'static str, &'static str)],
+    /// The scaling the class uses where the config gives no RoPE dict (Mistral 4's YaRN).
+    rope_default: Option<fn(&super::RopeDefaults) -> RopeScaling>,
     /// A Llama config class around the latent attention (MiniCPM3): reads the μP
     /// scales `scale_emb`, `scale_depth` and `dim_model_base`.
     minicpm: bool,
@@ -169,6 +171,9 @@ enum Extra {
     Dots3,
     /// MiniCPM5-MoE: an output gate per head feature, stored in the query projection.
     GatedQuery,
+    /// Mistral 4: queries scaled up with position by the RoPE dict's `llama_4_scaling_beta`
+    /// (Ministral 3's), the rotated fraction read of the whole query head.
+    Mistral4,
 }
 
 #[derive(Clone, Copy)]
@@ -248,6 +253,7 @@ const V3: Class = Class {
     window_from: None,
     mtp: true,
     rope_renames: &[],
+    rope_default: None,
     minicpm: false,
     mlp_bias: false,
     o_bias: false,
@@ -833,6 +839,52 @@ static CLASSES: &[Class] = &[
         layout: Layout::Bailing,
         ..V3
     },
+    // Mistral 4 (Mistral Small 4): DeepSeek-V3's latent attention with its queries scaled up with
+    // position as Ministral 3's are, softmax routing without a correction bias, no dense layers
+    // by default; YaRN ×128 from 8,192 tokens where the config gives no RoPE dict.
+    Class {
+        model_type: "mistral4",
+        vocab: 131_072,
+        hidden: 4096,
+        inter: Some(12288),
+        layers: 36,
+        heads: 32,
+        context: 1_048_576,
+        attn: Attn::Latent {
+            kv: Some(32),
+            dims: LatentDims {
+                q_lora: Some(1024),
+                kv_lora: 256,
+                nope: 64,
+                rope: 64,
+                v: Some(128),
+            },
+            sparse: None,
+        },
+        moe: Some(Experts {
+            count: Some(128),
+            top_k: Some(4),
+            width: 2048,
+            v2: true,
+            groups: (1, 1),
+            routed_scaling: 1.0,
+            dense: Dense::FirstK(0),
+            ..V3_EXPERTS
+        }),
+        mtp: false,
+        rope_default: Some(|_| RopeScaling::Yarn {
+            factor: 128.0,
+            original: 8192,
+            beta_fast: 32.0,
+            beta_slow: 1.0,
+            attention_factor: 1.0,
+            truncate: true,
+        }),
+        extra: Extra::Mistral4,
+        // Its experts stacked, as transformers saves them (it converts none on load).
+        layout: Layout::MiniMaxM3,
+        ..V3
+    },
 ];
 
 pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<Spec> {
@@ -864,7 +916,7 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
     let kinds = match c.extra {
         Extra::Dots3 => Some(super::dots3::layer_kinds(cfg, s.layers)?),
         // Every layer of the other classes is of one kind.
-        Extra::None | Extra::HyV4 | Extra::Axk2 | Extra::GatedQuery => None,
+        Extra::None | Extra::HyV4 | Extra::Axk2 | Extra::GatedQuery | Extra::Mistral4 => None,
     };
     // Kimi Linear's attention carries no positions: no RoPE key is read.
     let mut r = if c.linear == Linear::Kimi {
@@ -877,6 +929,7 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
             &RopeDefaults {
                 partial: c.partial,
                 renames: c.rope_renames,
+                scaling: c.rope_default,
                 ..RopeDefaults::new(c.theta, s.context)
             },
         )?)
@@ -1020,6 +1073,7 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
                 super::dots3::finish(cfg, &mut s, kinds)?
             }
         }
+        Extra::Mistral4 => mistral4(cfg, &mut s)?,
     }
     s.mtp_layers = if c.mtp {
         cfg.count("num_nextn_predict_layers", 0)?
@@ -1031,6 +1085,76 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
     }
     s.layout = c.layout;
     Ok(s)
+}
+
+/// What Mistral 4 adds to V3's parts: its experts stacked [E, out, in]; the query scale; the rotated fraction, which its class
+/// reads of the whole query head (no-position part and rotary part), so that it must give the
+/// rotary part; the score scale's YaRN factor where the config has no RoPE dict; and routing
+/// without groups.
+fn mistral4(cfg: &Config, s: &mut Spec) -> Result<()> {
+    // Its router ranks groups by their two best softmax scores and fills the others' with 0.
+    if s.moe.as_ref().is_some_and(|m| m.n_group > 1) {
+        return Err(cfg.err(
+            "n_group",
+            "is more than 1; Mistral 4 ranks expert groups by their two best softmax scores and fills the others' with 0, which anatomy does not route by yet: give null or 1",
+        ));
+    }
+    if let Some(m) = s.moe.as_mut() {
+        m.storage = ExpertStorage::Stacked {
+            out_in: true,
+            interleaved: false,
+        };
+    }
+    let dict = match cfg.sub("rope_parameters")? {
+        Some(p) => Some(p),
+        None => cfg.sub("rope_scaling")?,
+    };
+    let m = s.attn.mla.as_ref().expect("latent attention");
+    let rd = m.qk_rope_head_dim;
+    let qk = m.qk_nope_head_dim + rd;
+    // (Its class always builds RoPE.)
+    if let Position::Rope(r) = &mut s.position {
+        mistral4_rope(cfg, r, dict.as_ref(), qk, rd)?;
+        // Without a dict, its default (mscale_all_dim 1) scales the scores by YaRN's factor
+        // squared.
+        if let (false, RopeScaling::Yarn { factor, .. }) = (dict.is_some(), &r.full.scaling) {
+            s.attn.scale_mult = (0.1 * factor.ln() + 1.0).powi(2);
+        }
+    }
+    s.attn.query_scale = Some(super::llama::layers::llama4_scaling(
+        cfg,
+        0.1,
+        8192,
+        "Mistral 4",
+    )?);
+    Ok(())
+}
+
+/// Mistral 4's rotated fraction, of its `qk`-dim query heads: the class rotates ⌊qk ·
+/// fraction⌋ dims (the rotary part alone by default), which must be the `rd` of the attention's
+/// rotary part, or transformers cannot run it. The Spec's fraction is then of the rotary part:
+/// all of it.
+fn mistral4_rope(
+    cfg: &Config,
+    r: &mut Rope,
+    dict: Option<&Config>,
+    qk: u64,
+    rd: u64,
+) -> Result<()> {
+    let given = dict.is_some_and(|p| p.present("partial_rotary_factor"))
+        || cfg.present("partial_rotary_factor");
+    if given && (qk as f64 * r.partial) as u64 != rd {
+        return Err(cfg.err(
+            "rope_parameters.partial_rotary_factor",
+            format!(
+                "is {}; Mistral 4 rotates that fraction of each {qk}-dim query head, which must be its qk_rope_head_dim ({rd}) dims: give {}",
+                r.partial,
+                rd as f64 / qk as f64
+            ),
+        ));
+    }
+    r.partial = 1.0;
+    Ok(())
 }
 
 /// What HY v4 adds to V3.2's parts: a sink and an output gate in every attention, clamped

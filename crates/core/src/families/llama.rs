@@ -14,7 +14,7 @@ use crate::layers::LayerSet;
 use crate::spec::*;
 
 mod hybrid;
-mod layers;
+pub(crate) mod layers;
 use hybrid::{conv_type, conv_types};
 pub use hybrid::{Hybrid, HybridLayers, HybridMixer, TypePattern};
 use layers::{cross_attention_layers, experts, llama4_scaling, null_type_rope, rope_layers, spans};
@@ -1126,7 +1126,7 @@ pub fn load(
         ..plain_attention(heads, kv_heads, head_dim)
     };
     if let Some((beta, length)) = f.llama4_scaling {
-        attn.query_scale = Some(llama4_scaling(cfg, beta, length)?);
+        attn.query_scale = Some(llama4_scaling(cfg, beta, length, family)?);
     }
     if let Some((key, default)) = f.dynamic_mask_key {
         attn.dynamic_mask = Some(DynamicMask {

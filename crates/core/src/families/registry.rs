@@ -4889,6 +4889,17 @@ pub static FAMILIES: &[Family] = &[
             &[TRAINING, DEEPSEEK_UNREAD, &["topk_method"]],
         )
     },
+    // Mistral 4: its head dims are derived (`head_dim`, `qk_head_dim`), as V3's are.
+    Family {
+        renames: &[("num_local_experts", "n_routed_experts")],
+        ..own(
+            "mistral4",
+            "Mistral 4",
+            deepseek::load,
+            None,
+            &[TRAINING, DEEPSEEK_UNREAD],
+        )
+    },
     // LongCat-Flash: two latent-attention sublayers per layer and a MoE with zero-computation
     // experts on a shortcut. Its multi-token-prediction weights (`model.mtp.*`) are skipped on
     // load. Its first code's flags restate what transformers always does: the latents scaled,

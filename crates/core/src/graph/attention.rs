@@ -413,7 +413,7 @@ impl Builder<'_> {
 
     /// Queries scaled up with position (Llama 4's attention temperature, Ministral 3), in the
     /// layers the scale applies to.
-    fn query_scale(&mut self, input: &str, out: &str, qs: QueryScale) -> Node {
+    pub(super) fn query_scale(&mut self, input: &str, out: &str, qs: QueryScale) -> Node {
         let hd = self.attn.head_dim;
         let o = self.act(out, self.seq(hd));
         let shifted = match qs.shift {

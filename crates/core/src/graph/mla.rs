@@ -284,6 +284,14 @@ impl Builder<'_> {
             let layers = spec.layers_where(|l| l.rope);
             head.push(self.gate(q_rope, &layers));
         }
+        // Mistral 4 scales the whole query up with position.
+        let q_in = match a.query_scale {
+            Some(qs) => {
+                head.push(self.query_scale(q_in, "Qₜ", qs));
+                "Qₜ"
+            }
+            None => q_in,
+        };
         let keys = format!("[Kₙₒₚₑ; {k_pe}]ᵀ");
         let kt = self.act(&keys, [Dim::Seq, n(qk)]);
         let s = self.act("S", [Dim::Seq, Dim::Seq]);

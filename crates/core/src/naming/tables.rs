@@ -1445,7 +1445,7 @@ const MI_MO: Table = Table {
     ],
 };
 
-/// MiniMax-M3 and Qwen3-VL-MoE: Llama's names, the experts stacked.
+/// MiniMax-M3, Qwen3-VL-MoE and Mistral 4: Llama's names, the experts stacked.
 const MINI_MAX_M3: Table = Table {
     parent: Some(&LLAMA),
     rename: &[],

@@ -48,7 +48,8 @@ pub enum Layout {
     /// (MiniMax-M2).
     MiniMaxM2,
     /// Llama's names with the lightning indexer's `self_attn.indexer.{q,k}_proj` and their
-    /// norms, the experts stacked and the correction bias on the router (MiniMax-M3).
+    /// norms, the experts stacked and the correction bias on the router (MiniMax-M3; Mistral 4's,
+    /// which has neither indexer nor bias).
     MiniMaxM3,
     /// MiniMax-M3's published names (its wrapper's checkpoint): MiniMax-M2's MoE under
     /// `block_sparse_moe.` (the experts one by one as `w1`/`w2`/`w3`, the shared expert's

@@ -5,6 +5,24 @@
 use super::*;
 
 impl Model {
+    /// Queries `q` [heads, t, d] of layer `b`, from position `pos`, scaled up with position where
+    /// the attention's query scale applies to the layer (Llama 4, Ministral 3, Mistral 4).
+    pub(super) fn query_scale(&self, q: Tensor, b: usize, pos: usize) -> Res<Tensor> {
+        let Some(qs) = self
+            .spec
+            .attn_at(b)
+            .query_scale
+            .filter(|qs| qs.applies(&self.spec.plan[b]))
+        else {
+            return Ok(q);
+        };
+        let t = q.dim(1)?;
+        let f: Vec<f32> = (pos..pos + t).map(|p| qs.at(p as u64) as f32).collect();
+        let q = q.broadcast_mul(&Tensor::from_vec(f, (1, t, 1), &Device::Cpu)?)?;
+        self.keep(Some(b), Point::QScaled, &q);
+        Ok(q)
+    }
+
     pub(super) fn span(&self, b: usize) -> AttnSpan {
         self.spec
             .attn_span(b as u64)
@@ -267,13 +285,7 @@ impl Model {
             self.keep(Some(b), Point::QNorm, &q);
             self.keep(Some(b), Point::KNorm, &k);
         }
-        if let Some(qs) = a.query_scale.filter(|qs| qs.applies(plan)) {
-            let f: Vec<f32> = (cache.pos..cache.pos + t)
-                .map(|p| qs.at(p as u64) as f32)
-                .collect();
-            q = q.broadcast_mul(&Tensor::from_vec(f, (1, t, 1), &Device::Cpu)?)?;
-            self.keep(Some(b), Point::QScaled, &q);
-        }
+        q = self.query_scale(q, b, cache.pos)?;
         // nGPT: each query feature times its learned scale, squared.
         if let Some(g) = spec.ngpt {
             let s = self

@@ -112,7 +112,7 @@ impl Model {
         let k = Tensor::cat(&[&kv.narrow(2, 0, nope)?, &k_shared], 2)?;
         let v = kv.narrow(2, nope, vd).and_then(|v| v.contiguous())?;
         self.keep(Some(b), Point::KNope, &kv.narrow(2, 0, nope)?);
-        let q = Tensor::cat(&[&q_nope, &q_rot], 2)?;
+        let q = self.query_scale(Tensor::cat(&[&q_nope, &q_rot], 2)?, b, cache.pos)?;
         let gate = self.out_gate(x, b, q_gate, vd)?;
         let o = self.attend(
             q,

@@ -299,9 +299,14 @@ pub(super) fn experts(
     ))
 }
 
-/// Ministral 3's query scale, from its RoPE dict (the class defaults without one); the dict's
-/// `max_position_embeddings` copy is not read by its RoPE.
-pub(super) fn llama4_scaling(cfg: &Config, beta: f64, length: u64) -> Result<QueryScale> {
+/// Ministral 3's and Mistral 4's query scale (`family`'s), from its RoPE dict (the class
+/// defaults without one); the dict's `max_position_embeddings` copy is not read by its RoPE.
+pub(crate) fn llama4_scaling(
+    cfg: &Config,
+    beta: f64,
+    length: u64,
+    family: &str,
+) -> Result<QueryScale> {
     let dict = match cfg.sub("rope_parameters")? {
         Some(p) => Some(p),
         None => cfg.sub("rope_scaling")?,
@@ -313,7 +318,7 @@ pub(super) fn llama4_scaling(cfg: &Config, beta: f64, length: u64) -> Result<Que
             let Some(beta) = p.opt_float("llama_4_scaling_beta")? else {
                 return Err(p.err(
                     "llama_4_scaling_beta",
-                    "is missing; Ministral 3's attention scales its queries by it, so the RoPE dict must give it",
+                    format!("is missing; {family}'s attention scales its queries by it, so the RoPE dict must give it"),
                 ));
             };
             (beta, p.size("original_max_position_embeddings", None)?)

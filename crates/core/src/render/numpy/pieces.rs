@@ -133,6 +133,10 @@ pub(super) fn pieces(g: &crate::graph::Graph) -> Pieces {
     p.set("mla", mla.is_some());
     p.set("indexer", mla.is_some_and(|m| m.indexer.is_some()));
     p.set(
+        "mla_query_scale",
+        mla.is_some() && spec.attn.query_scale.is_some(),
+    );
+    p.set(
         "indexer_reuse",
         mla.is_some_and(|m| m.indexer.is_some()) && !spec.indexer_reusers().is_empty(),
     );

@@ -435,15 +435,7 @@ pub(super) fn attention_class(spec: &Spec, n: &Names, class: &str, store: bool) 
         } else {
             "        # queries grow with position\n"
         };
-        let pos = format!(
-            "(torch.arange(T, device=x.device).float() + {}) / {}",
-            qs.shift, qs.length
-        );
-        let factor = match qs.form {
-            ScaleForm::Stepped => format!("(1 + {} * torch.log1p(torch.floor({pos})))", qs.beta),
-            ScaleForm::Power => format!("torch.exp({} * torch.log1p({pos}))", qs.beta),
-            ScaleForm::Floored => format!("(1 + {} * torch.log(({pos}).clamp(min=1.0)))", qs.beta),
-        };
+        let factor = query_factor(qs);
         fwd += &format!("{when}        q = q * {factor}[None, None, :, None].to(q.dtype)\n");
         if a.rel_logits.is_some() {
             fwd += &format!(
@@ -642,4 +634,17 @@ ${fwd}"#,
             ],
         )
         .trim_end()
+}
+
+/// The scale of the queries at positions 0 .. T − 1 (a [T] expression of `x`'s device).
+pub(super) fn query_factor(qs: crate::spec::QueryScale) -> String {
+    let pos = format!(
+        "(torch.arange(T, device=x.device).float() + {}) / {}",
+        qs.shift, qs.length
+    );
+    match qs.form {
+        ScaleForm::Stepped => format!("(1 + {} * torch.log1p(torch.floor({pos})))", qs.beta),
+        ScaleForm::Power => format!("torch.exp({} * torch.log1p({pos}))", qs.beta),
+        ScaleForm::Floored => format!("(1 + {} * torch.log(({pos}).clamp(min=1.0)))", qs.beta),
+    }
 }

@@ -101,7 +101,7 @@ ${q_fwd}        q = q.view(B, T, ${h}, ${qk}).transpose(1, 2)  # [B, ${h}, T, ${
         kv = self.${kvb}(self.${kvan}(c_kv)${kv_scale}).view(B, T, ${h}, ${nope} + ${vd}).transpose(1, 2)
         k_nope, v = kv.split([${nope}, ${vd}], dim=-1)
 ${position}        q = torch.cat([q_nope, q_pe], dim=-1)
-        k = torch.cat([k_nope, k_pe], dim=-1)
+${query_scale}        k = torch.cat([k_nope, k_pe], dim=-1)
 ${attend}${gate}        return self.${o}(out)  # [B, T, ${d}]"#,
             &[
                 ("class", class.to_string()),
@@ -219,6 +219,15 @@ ${attend}${gate}        return self.${o}(out)  # [B, T, ${d}]"#,
                 ),
                 ("bias", py_bool(m.bias)),
                 ("o_bias", py_bool(a.o_bias)),
+                (
+                    "query_scale",
+                    a.query_scale.map_or(String::new(), |qs| {
+                        format!(
+                            "        q = q * {}[None, None, :, None].to(q.dtype)  # queries grow with position\n",
+                            super::attention::query_factor(qs)
+                        )
+                    }),
+                ),
             ],
         )
 }

@@ -19,6 +19,20 @@ def attention_mask(span, T):
 
 #.
 #.
+#: query_scale_any
+def query_factors(Q, T):
+    # -> [T]: the scale of the queries at positions 0 .. T - 1
+    pos = np.arange(T, dtype=np.float64)  # the queries' positions
+    if Q["form"] == "power":
+        f = np.exp(Q["beta"] * np.log1p((pos + Q["shift"]) / Q["length"]))  # (1 + (p + shift) / length) ** beta
+    elif Q["form"] == "floored":
+        f = 1 + Q["beta"] * np.log(np.maximum((pos + Q["shift"]) / Q["length"], 1))  # 1 until p + shift reaches length, then logarithmic
+    else:
+        f = 1 + Q["beta"] * np.log1p(np.floor((pos + Q["shift"]) / Q["length"]))  # 1 until p + shift reaches length, then stepped
+    return f.astype(np.float32)
+
+
+#.
 #: l2_clip_fn
 def l2_clip(u, c):
     # u: [..., d] -> [..., d]: each vector scaled down to L2 norm c where longer
@@ -195,14 +209,8 @@ def attention(x, W, b, span, use_rope):
 #: query_scale
     Q = C["query_scale"]
     if Q and (not use_rope or not Q["nope_only"]):
-        pos = np.arange(T, dtype=np.float64)  # the queries' positions
-        if Q["form"] == "power":
-            f = np.exp(Q["beta"] * np.log1p((pos + Q["shift"]) / Q["length"]))  # (1 + (p + shift) / length) ** beta
-        elif Q["form"] == "floored":
-            f = 1 + Q["beta"] * np.log(np.maximum((pos + Q["shift"]) / Q["length"], 1))  # 1 until p + shift reaches length, then logarithmic
-        else:
-            f = 1 + Q["beta"] * np.log1p(np.floor((pos + Q["shift"]) / Q["length"]))  # 1 until p + shift reaches length, then stepped
-        q = q * f.astype(np.float32)[None, :, None]  # q: [H, T, D], grown with position
+        f = query_factors(Q, T)  # f: [T]
+        q = q * f[None, :, None]  # q: [H, T, D], grown with position
 #.
 #: ngpt
     q = q * ((w(W, "ngpt_q", b) * np.float32(C["ngpt"]["query"])) ** 2).reshape(H, 1, D)  # q: [H, T, D], each feature's learned scale, squared
@@ -248,7 +256,7 @@ def attention(x, W, b, span, use_rope):
         bias = rel_logits(x, W, b, C["rel_logits"], T)  # bias: [H, T, T], each query's own bias for each key's distance
 #: query_scale_any
         if C["query_scale"]:
-            bias = bias * f.astype(np.float32)[None, :, None]  # scaled with the queries
+            bias = bias * f[None, :, None]  # scaled with the queries
 #.
         s = s + bias
 #.

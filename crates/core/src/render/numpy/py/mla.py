@@ -64,6 +64,9 @@ def mla_attention(x, W, b, span):
     k = np.concatenate([kv[..., :nope], np.broadcast_to(k_rot, (H, T, rd))], -1)  # k: [H, T, nope + rope]
     v = kv[..., nope:]  # v: [H, T, v]
     qq = np.concatenate([q[..., :nope], q_rot], -1)  # qq: [H, T, nope + rope]
+#: mla_query_scale
+    qq = qq * query_factors(C["query_scale"], T)[None, :, None]  # qq: [H, T, nope + rope], grown with position
+#.
     s = (qq @ k.transpose(0, 2, 1)) * np.float32(C["scale"]) + mask  # s: [H, T, T]
 #: sinks
     if C["sinks"]:
