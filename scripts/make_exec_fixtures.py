@@ -1112,6 +1112,16 @@ CONFIGS = {
                                         "original_max_position_embeddings": 4, "max_position_embeddings": 128,
                                         "beta_fast": 32.0, "beta_slow": 1.0, "mscale": 1.0,
                                         "mscale_all_dim": 1.0, "llama_4_scaling_beta": 0.5}),
+    # PaliGemma 2's language model (Gemma 2's, a sliding layer of window 4 and a full one) on text
+    # alone: the prompt a prefix that sees itself both ways in both layers, past the window; its
+    # positions from 1. The vision tower is there, not run.
+    "paligemma": dict(model_type="paligemma", architectures=["PaliGemmaForConditionalGeneration"],
+                      image_token_index=96, projection_dim=32,
+                      text_config=dict(model_type="gemma2", hidden_size=32, intermediate_size=48, num_hidden_layers=2,
+                                       num_attention_heads=4, num_key_value_heads=2, head_dim=8, vocab_size=97,
+                                       sliding_window=4, query_pre_attn_scalar=8, pad_token_id=0),
+                      vision_config=dict(model_type="siglip_vision_model", hidden_size=16, intermediate_size=24,
+                                         num_hidden_layers=1, num_attention_heads=2, image_size=28, patch_size=14)),
     # Mistral 4: DeepSeek-V3's latent attention with queries scaled up every 4 positions, softmax
     # routing with a shared expert, every layer's MLP the experts; YaRN as its class has it.
     "mistral4": dict(BASE, model_type="mistral4", architectures=["Mistral4ForCausalLM"], n_routed_experts=8, n_shared_experts=1, num_experts_per_tok=2,
@@ -1167,6 +1177,10 @@ def make(name, raw):
         blt_threshold(model, raw, IDS)
     # BLT's forward fails with a cache in transformers 5.24 (huggingface/transformers#47916).
     kwargs = {"use_cache": False} if raw["model_type"] == "blt" else {}
+    # PaliGemma's ids as its processor marks a prompt: token types 0, a prefix that sees itself
+    # both ways.
+    if raw["model_type"] == "paligemma":
+        kwargs["token_type_ids"] = torch.zeros(1, len(IDS), dtype=torch.long)
     with torch.no_grad():
         logits = model(torch.tensor([IDS]), **kwargs).logits[0]
     for extra in ("generation_config.json",):
@@ -1319,7 +1333,7 @@ def image_flops(model, raw, pixels):
     from torch.utils.flop_counter import FlopCounterMode
     counter = FlopCounterMode(display=False)
     with counter, torch.no_grad():
-        if model.config.model_type == "gemma3":
+        if model.config.model_type in ("gemma3", "paligemma"):
             model.model.get_image_features(pixels)
         elif model.config.model_type == "vipllava":
             model.model.get_image_features(pixels, vision_feature_layer=model.config.vision_feature_layers)
@@ -1327,8 +1341,9 @@ def image_flops(model, raw, pixels):
             model.model.get_image_features(pixels, vision_feature_layer=model.config.vision_feature_layer,
                                            vision_feature_select_strategy=model.config.vision_feature_select_strategy)
     counts = {k: sum(v.values()) for k, v in counter.get_flop_counts().items()}
-    if model.config.model_type == "gemma3":  # the whole tower and the projector
-        return counts.get("SiglipVisionModel", 0) + counts.get("Gemma3MultiModalProjector", 0)
+    if model.config.model_type in ("gemma3", "paligemma"):  # the whole tower and the projector
+        return counts.get("SiglipVisionModel", 0) + counts.get("Gemma3MultiModalProjector", 0) + \
+            counts.get("PaliGemmaMultiModalProjector", 0)
     read = model.config.vision_feature_layer
     states = model.config.vision_config.num_hidden_layers + 1
     run = max(i % states for i in (read if isinstance(read, list) else [read]))
@@ -1536,6 +1551,77 @@ def make_gemma3_image(name, raw):
     # processor runs, and not the same logits (the fixture must tell the two apart).
     causal = run({"input_ids": plain["input_ids"], "pixel_values": pixels})
     assert (causal - logits).abs().max() > 1e-3, "the two-way mask makes no difference here"
+    (d / "expected.json").write_text(json.dumps(expected) + "\n")
+    print(f"image/{name}: {sum(p.numel() for p in model.parameters()):,} params, logits {tuple(logits.shape)}")
+
+
+# PaliGemma 2 seeing an image: SigLIP's tower (28 pixels in patches of 7: 16 features, one per
+# patch), Gemma 2's language model with a sliding layer (window 4, shorter than the prompt) and a
+# full one; the image's placeholders, the BOS and the prompt as its processor lays them out, all
+# one prefix that sees itself both ways. Its processor (SigLIP's image processor, PIL backend)
+# and a word-level tokenizer are saved beside it.
+PALIGEMMA_IMAGES = {
+    "paligemma-jpeg": {"model_type": "paligemma", "architectures": ["PaliGemmaForConditionalGeneration"],
+                       "image_token_index": 95, "projection_dim": 32,
+                       "text_config": {"model_type": "gemma2", "hidden_size": 32, "intermediate_size": 48,
+                                       "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
+                                       "head_dim": 8, "query_pre_attn_scalar": 8, "vocab_size": 96,
+                                       "sliding_window": 4, "pad_token_id": 0, "bos_token_id": 2, "eos_token_id": 1},
+                       "vision_config": {"model_type": "siglip_vision_model", "hidden_size": 16,
+                                         "intermediate_size": 24, "num_hidden_layers": 2, "num_attention_heads": 2,
+                                         "image_size": 28, "patch_size": 7, "vision_use_head": False}},
+}
+
+
+def paligemma_processor(d, raw):
+    """The image (image.jpg) and PaliGemmaProcessor saved in `d`, for the model `raw`
+    configures: its image size and placeholder id."""
+    import tempfile
+    from tokenizers import AddedToken, Tokenizer, models, pre_tokenizers
+    from transformers import AutoImageProcessor, PaliGemmaProcessor, PreTrainedTokenizerFast
+    photo(d / "image.jpg", 40, 52, 12, lambda x, y: [x * 5.0, y * 6.0, (x * y) * 0.1])
+    v = raw["vision_config"]
+    side = v["image_size"]
+    settings = {"image_processor_type": "SiglipImageProcessor", "size": {"height": side, "width": side},
+                "image_seq_length": (side // v["patch_size"]) ** 2}
+    with tempfile.TemporaryDirectory() as tmp:
+        (Path(tmp) / "preprocessor_config.json").write_text(json.dumps(settings))
+        image_processor = AutoImageProcessor.from_pretrained(tmp, backend="pil")
+    special = ["<pad>", "<eos>", "<bos>"]
+    words = special + ["\n", "caption", "en", "What", "is", "this?"]
+    size = raw["text_config"]["vocab_size"]
+    vocab = {"<image>" if i == raw["image_token_index"] else words[i] if i < len(words) else f"w{i}": i
+             for i in range(size)}
+    tok = Tokenizer(models.WordLevel(vocab, unk_token="<pad>"))
+    tok.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+    tok.add_special_tokens([AddedToken(t, special=True) for t in special + ["<image>"]])
+    tok.add_tokens([AddedToken("\n", normalized=False)])
+    fast = PreTrainedTokenizerFast(tokenizer_object=tok, bos_token="<bos>", eos_token="<eos>", pad_token="<pad>",
+                                   unk_token="<pad>", extra_special_tokens={"image_token": "<image>"})
+    processor = PaliGemmaProcessor(image_processor=image_processor, tokenizer=fast)
+    processor.save_pretrained(d)
+    return processor
+
+
+def make_paligemma_image(name, raw):
+    import numpy
+    model, d, processor, image = image_model(name, raw, paligemma_processor)
+    run = partial(logits_of_inputs, model)
+    prompt = "caption en"
+    inputs = processor(text=[prompt], images=[image], return_tensors="pt")
+    assert (inputs["token_type_ids"] == 0).all()
+    logits = run(inputs)
+    pixels = inputs["pixel_values"]
+    numpy.save(d / "pixels.npy", pixels[0].numpy().astype(numpy.float32))
+    expected = {"transformers": transformers.__version__, "ids": inputs["input_ids"][0].tolist(),
+                "prompt_text": prompt, "logits": logits.tolist(), "image_flops": image_flops(model, raw, pixels)}
+    # Without the token types, transformers masks the prompt causally: not what its processor
+    # runs, and not the same logits (the fixture must tell the two apart).
+    causal = run({"input_ids": inputs["input_ids"], "pixel_values": pixels})
+    assert (causal - logits).abs().max() > 1e-3, "the two-way prefix makes no difference here"
+    with torch.no_grad():
+        out = model.generate(**inputs, max_new_tokens=4, do_sample=False)
+    expected["generated"] = out[0, inputs["input_ids"].shape[1]:].tolist()
     (d / "expected.json").write_text(json.dumps(expected) + "\n")
     print(f"image/{name}: {sum(p.numel() for p in model.parameters()):,} params, logits {tuple(logits.shape)}")
 
@@ -1933,7 +2019,8 @@ if __name__ == "__main__":
     only = set(sys.argv[1:])
     for table, make_one in [(IMAGES, make_image), (GEMMA3_IMAGES, make_gemma3_image),
                             (QWEN2_VL_IMAGES, make_qwen2_vl_image), (LLAMA4_IMAGES, make_llama4_image),
-                            (MISTRAL3_IMAGES, make_mistral3_image), (CONFIGS, make)]:
+                            (MISTRAL3_IMAGES, make_mistral3_image), (PALIGEMMA_IMAGES, make_paligemma_image),
+                            (CONFIGS, make)]:
         for name, raw in table.items():
             if not only or name in only:
                 make_one(name, raw)

@@ -78,6 +78,7 @@ ARCHITECTURES = {
     "exaone4_5": "Exaone4_5_ForConditionalGeneration",
     "qianfan_ocr": "QianfanOCRForConditionalGeneration",
     "mistral4": "Mistral4ForCausalLM",
+    "paligemma": "PaliGemmaForConditionalGeneration",
 }
 
 
@@ -421,6 +422,29 @@ def unseen_mistral4(rng):
                                   "factor": rng.choice([4.0, 32.0]), "original_max_position_embeddings": 64,
                                   "beta_fast": 32.0, "beta_slow": 1.0, "mscale": 1.0,
                                   "mscale_all_dim": rng.choice([0.0, 1.0]), "llama_4_scaling_beta": 0.1}
+    return raw
+
+
+def unseen_paligemma(rng):
+    gemma2 = rng.random() < 0.5
+    hidden = rng.choice([32, 48, 64])
+    text = {"model_type": "gemma2" if gemma2 else "gemma", "hidden_size": hidden,
+            "intermediate_size": rng.choice([40, 72]), "num_hidden_layers": rng.randint(1, 3),
+            "num_attention_heads": 4, "num_key_value_heads": rng.choice([1, 2, 4]), "head_dim": rng.choice([8, 16]),
+            "vocab_size": rng.choice([300, 1000])}
+    if gemma2:
+        text["sliding_window"] = rng.choice([4, 16])
+    raw = {"model_type": "paligemma", "architectures": ["PaliGemmaForConditionalGeneration"], "text_config": text,
+           # A map to another width than the text's builds, but runs no image.
+           "projection_dim": hidden if rng.random() < 0.8 else hidden + 8,
+           "image_token_index": text["vocab_size"] - 1}
+    if rng.random() < 0.8:
+        raw["vision_config"] = {"model_type": "siglip_vision_model", "hidden_size": rng.choice([16, 32]),
+                                "intermediate_size": 24, "num_hidden_layers": rng.randint(1, 2),
+                                "num_attention_heads": 2, "image_size": 28, "patch_size": rng.choice([7, 14]),
+                                "vision_use_head": rng.random() < 0.5}
+    if rng.random() < 0.5:
+        raw["tie_word_embeddings"] = rng.random() < 0.5
     return raw
 
 
@@ -1868,6 +1892,7 @@ UNSEEN = {
     "exaone4_5": unseen_exaone4_5,
     "qianfan_ocr": unseen_qianfan_ocr,
     "mistral4": unseen_mistral4,
+    "paligemma": unseen_paligemma,
 }
 
 
@@ -1890,7 +1915,7 @@ DEFAULT_TYPES = [
     "video_llama_3", "pp_chart2table", "glmga", "hyperclovax_vision_v2",
     "deepseek_vl", "minicpmv4_6", "minicpmv4_7", "minicpm_ocr", "aria",
     "blip-2", "instructblip", "instructblipvideo", "deepseek_vl_hybrid",
-    "exaone4_5", "qianfan_ocr", "mistral4",
+    "exaone4_5", "qianfan_ocr", "mistral4", "paligemma",
 ]
 
 

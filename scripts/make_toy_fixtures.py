@@ -585,6 +585,10 @@ def logits_of(model, ids):
         if model.config.model_type == "blt":
             # transformers 5.24's BLT fails with a cache (huggingface/transformers#47916).
             return model(input_ids=torch.tensor([ids]), use_cache=False).logits[0].float()
+        if model.config.model_type == "paligemma":
+            # As its processor gives them: the ids a prompt, token types 0 (a prefix that sees
+            # itself both ways).
+            return model(input_ids=torch.tensor([ids]), token_type_ids=torch.zeros(1, len(ids), dtype=torch.long)).logits[0].float()
         try:
             return model(input_ids=torch.tensor([ids])).logits[0].float()
         except AttributeError:
@@ -624,8 +628,9 @@ def decodes_as_prompted(raw):
     # transformers' token-by-token logits are the reference for it.
     if raw.get("model_type") == "dory":
         return raw.get("recurrent_kv_cache_mode") == "last_loop"
-    # CPM-Ant's prompt attends both ways: its token-by-token logits are the reference for decoding.
-    if raw.get("model_type") == "cpmant":
+    # CPM-Ant's prompt attends both ways, as PaliGemma's does: their token-by-token logits are the
+    # reference for decoding.
+    if raw.get("model_type") in ("cpmant", "paligemma"):
         return True
     # BLT decodes by running every byte so far again; where patches are cut to a length, a
     # prefix's last patch can lose the empty one after it, and its logits differ from the
@@ -691,8 +696,10 @@ def stepwise_logits(model, ids):
                 # ones past its cache.
                 out = model(input_ids=torch.tensor([ids[:i + 1]]), cache=out.cache, use_cache=True)
             else:
+                # PaliGemma's positions count from 1, as its `generate` gives them.
+                first = 1 if model.config.model_type == "paligemma" else 0
                 out = model(input_ids=torch.tensor([ids[i:i + 1]]), cache=out.cache, use_cache=True,
-                            position_ids=torch.tensor([[i]]))
+                            position_ids=torch.tensor([[i + first]]))
             rows.append(out.logits[0, -1])
     return torch.stack(rows).float()
 

@@ -1208,7 +1208,13 @@ fn run_model(path: &Path, req: Request, lenient: bool) -> Result<String, Error> 
                 images > 0 && (template.bos.is_empty() || !text.starts_with(&template.bos));
             let framed = match images {
                 0 => text.clone(),
-                _ => session::framed(&text, &opened.spec, t, (&dims, tiles), &shown)?,
+                _ => session::framed(
+                    &text,
+                    &opened.spec,
+                    (t, &opened.bos_text(t)?),
+                    (&dims, tiles),
+                    &shown,
+                )?,
             };
             let ids = session::encode(t, &framed, specials, &shown)?;
             chat_text = Some(text);
@@ -1218,11 +1224,23 @@ fn run_model(path: &Path, req: Request, lenient: bool) -> Result<String, Error> 
             // As transformers' `tokenizer(prompt)`: with what the post-processor adds, the
             // image's placeholders framed as its processor frames them.
             let text = match &req.picture {
-                Some(_) => session::framed(p, &opened.spec, t, (&dims, tiles), &shown)?,
+                Some(_) => session::framed(
+                    p,
+                    &opened.spec,
+                    (t, &opened.bos_text(t)?),
+                    (&dims, tiles),
+                    &shown,
+                )?,
                 None => p.clone(),
             };
-            let mut ids = session::encode(t, &text, true, &shown)?;
-            if let Some(bos) = opened.bos()?.filter(|b| ids.first() != Some(b)) {
+            // PaliGemma's processor writes the BOS after the image itself.
+            let writes_bos = req.picture.is_some()
+                && (opened.spec.image.as_ref()).is_some_and(|i| i.placeholders.writes_bos());
+            let mut ids = session::encode(t, &text, !writes_bos, &shown)?;
+            if let Some(bos) = opened
+                .bos()?
+                .filter(|b| ids.first() != Some(b) && !writes_bos)
+            {
                 ids.insert(0, bos);
             }
             (ids, "--prompt")

@@ -608,6 +608,7 @@ fn run_chats_about_an_image_as_transformers_processor_does() {
         "image/llama-4-scout-17b-16e",
         "image/mistral3-jpeg",
         "image/lighton-ocr-jpeg",
+        "image/paligemma-jpeg",
     ] {
         let model = exec_fixture(name);
         let image = model.join("image.jpg");

@@ -24,7 +24,7 @@ pub const ALL: &[&str] = &[
     "attn:v_from_k", "attn:shares_kv", "attn:dynamic_mask", "attn:indexer", "attn:layer_variants",
     "position:rope", "position:rope_sliding", "position:rope_partial", "position:rope_interleaved",
     "position:rope_reversed", "position:learned", "position:sinusoidal", "position:alibi", "position:none",
-    "position:buckets", "prompt",
+    "position:buckets", "prompt", "prefix_lm", "position:rope_start",
     "norm:rms", "norm:layer", "norm:layer_no_bias", "norm:plain", "norm:plain_rms", "norm:rms_bias", "norm:unit_offset", "final_norm_kind",
     "place:pre", "place:post", "place:sandwich", "place:post_residual", "place:normed",
     "block:sequential", "block:parallel_shared", "block:parallel",
@@ -107,6 +107,7 @@ pub fn mechanisms(spec: &Spec) -> BTreeSet<String> {
         hf_wrap: _,
         towers: _,
         image: _,
+        prefix_lm,
         quant: _,
         mtp_layers: _,
         draft,
@@ -289,6 +290,7 @@ pub fn mechanisms(spec: &Spec) -> BTreeSet<String> {
             on("position:rope_partial", r.partial < 1.0);
             on("position:rope_interleaved", r.interleaved);
             on("position:rope_reversed", r.reversed);
+            on("position:rope_start", r.start != 0);
         }
         Position::Learned => on("position:learned", true),
         Position::Sinusoidal(_) => on("position:sinusoidal", true),
@@ -297,6 +299,7 @@ pub fn mechanisms(spec: &Spec) -> BTreeSet<String> {
         Position::Buckets(_) => on("position:buckets", true),
     }
     on("prompt", prompt.is_some());
+    on("prefix_lm", *prefix_lm);
     on("final_norm_kind", final_norm_kind.is_some());
     if let Some(Recurrent::MLstm(m)) = recurrent {
         on("mlstm:bias", m.bias);

@@ -56,10 +56,22 @@ pub struct Rule<'a> {
     pub selected: Option<Selected<'a>>,
     /// Doge's dynamic mask.
     pub key_scores: Option<KeyScores<'a>>,
-    /// The last key each query of the pass sees, where it is past the query's own position (an
-    /// image's tokens seeing their whole image: Gemma 3); non-decreasing along the pass. The
-    /// span still bounds the keys from below.
-    pub reach: Option<&'a [usize]>,
+    /// Blocks of queries that see each other both ways (an image's tokens: Gemma 3;
+    /// PaliGemma's prompt).
+    pub reach: Option<Reach<'a>>,
+}
+
+/// Keys queries see both ways besides those their span lets them see causally.
+#[derive(Clone, Copy)]
+pub struct Reach<'a> {
+    /// For each query of the pass, the first and last key of its block (its own position
+    /// alone where it is in none); the last non-decreasing along the pass.
+    pub blocks: &'a [(usize, usize)],
+    /// The span still bounds the block from below, as Gemma 3's sliding layers mask (the
+    /// window and either causal or the block); else the block is seen whole in every span, as
+    /// the masks of a wrapper's token types are made (PaliGemma's: causal within the span, or
+    /// the block).
+    pub within_span: bool,
 }
 
 impl Rule<'_> {
@@ -68,8 +80,19 @@ impl Rule<'_> {
     fn last(&self, i: usize, qpos: usize, total: usize) -> usize {
         let own = last_visible(self.span, qpos, total);
         match self.reach {
-            Some(r) => own.max(r[i]).min(total - 1),
+            Some(r) => own.max(r.blocks[i].1).min(total - 1),
             None => own,
+        }
+    }
+
+    /// The first key query `i` of the pass (at `qpos`) sees: its span's, or its block's first
+    /// where the span does not bound the block.
+    #[inline(always)]
+    fn first(&self, i: usize, qpos: usize) -> usize {
+        let own = first_visible(self.span, qpos);
+        match self.reach {
+            Some(r) if !r.within_span => own.min(r.blocks[i].0),
+            Some(_) | None => own,
         }
     }
 
@@ -278,10 +301,7 @@ fn blocked(h: &Heads, rule: &Rule, keep: bool) -> Attended {
             );
             for (r, row) in p.chunks_exact_mut(seen).enumerate() {
                 let qpos = h.start + i0 + r;
-                let (lo, hi) = (
-                    first_visible(rule.span, qpos),
-                    rule.last(i0 + r, qpos, total),
-                );
+                let (lo, hi) = (rule.first(i0 + r, qpos), rule.last(i0 + r, qpos, total));
                 row[..lo].fill(0.0);
                 row[hi + 1..].fill(0.0);
                 let visible = &mut row[lo..=hi];
@@ -364,7 +384,7 @@ impl WithSimd for Rows<'_> {
         for row in self.rows {
             let (head, i) = (row / t, row % t);
             let qpos = h.start + i;
-            let (lo, hi) = (first_visible(rule.span, qpos), rule.last(i, qpos, total));
+            let (lo, hi) = (rule.first(i, qpos), rule.last(i, qpos, total));
             let kv = head / group;
             let q = &h.q[row * d..][..d];
             let keys = &h.k[kv * h.stride * d..][..total * d];
@@ -477,14 +497,21 @@ mod tests {
                 let qpos = h.start + i;
                 let s: Vec<f64> = (0..total)
                     .map(|j| {
-                        // Up to the query, or as far as its reach.
-                        let hi = rule.reach.map_or(qpos, |r| r[i].max(qpos));
-                        let visible = match rule.span {
+                        // What the span lets the query see causally, and its block both ways
+                        // (within the span's bound from below, where that holds).
+                        let hi = rule.reach.map_or(qpos, |r| r.blocks[i].1.max(qpos));
+                        let bounded = |top: usize| match rule.span {
                             AttnSpan::Whole => true,
-                            AttnSpan::Full => j <= hi,
-                            AttnSpan::Sliding(w) => j <= hi && qpos < j + w as usize,
-                            // The chunk bounds the keys from below; the reach, from above.
-                            AttnSpan::Chunked(c) => j <= hi && j / c as usize >= qpos / c as usize,
+                            AttnSpan::Full => j <= top,
+                            AttnSpan::Sliding(w) => j <= top && qpos < j + w as usize,
+                            AttnSpan::Chunked(c) => j <= top && j / c as usize >= qpos / c as usize,
+                        };
+                        let visible = match rule.reach {
+                            Some(r) if r.within_span => bounded(hi),
+                            Some(r) => {
+                                bounded(qpos) || (r.blocks[i].0..=r.blocks[i].1).contains(&j)
+                            }
+                            None => bounded(qpos),
                         };
                         if !visible {
                             return f64::NEG_INFINITY;
@@ -627,10 +654,19 @@ mod tests {
                     (None, None, None, None, None, Some(rel)),
                 ] {
                     // An image's run of tokens (queries 1 to 3 of the pass) seeing itself whole.
-                    let reach: Vec<usize> = (0..t)
-                        .map(|i| start + if (1..4).contains(&i) { 3.min(t - 1) } else { i })
+                    let reach: Vec<(usize, usize)> = (0..t)
+                        .map(|i| match (1..4).contains(&i) {
+                            true => (start + 1, start + 3.min(t - 1)),
+                            false => (start + i, start + i),
+                        })
                         .collect();
-                    for reach in [None, Some(&reach[..])] {
+                    let both = [true, false].map(|within_span| {
+                        Some(Reach {
+                            blocks: &reach[..],
+                            within_span,
+                        })
+                    });
+                    for reach in [None, both[0], both[1]] {
                         if keep.is_some() && reach.is_some() {
                             continue;
                         }
@@ -662,7 +698,7 @@ mod tests {
                                 assert!(
                                     (*g as f64 - w).abs() < 1e-5,
                                     "{span:?} {softcap:?} reach {:?} start {start} t {t} schedule {which} at {at} sinks {} alibi {} pair {} rel {}: {g} vs {w}",
-                                    reach.map(|r| r.to_vec()), sinks.is_some(), alibi.is_some(), pair_bias.is_some(), rel_bias.is_some()
+                                    reach.map(|r| (r.blocks.to_vec(), r.within_span)), sinks.is_some(), alibi.is_some(), pair_bias.is_some(), rel_bias.is_some()
                                 );
                             }
                             for (g, w) in got.probs.unwrap().iter().zip(&probs) {

@@ -174,6 +174,23 @@ fn token_text(v: Option<&serde_json::Value>) -> String {
     }
 }
 
+/// tokenizer_config.json beside a safetensors checkpoint, and its path (null where absent).
+fn tokenizer_config(dir: &Path) -> Result<(std::path::PathBuf, serde_json::Value), Error> {
+    let file = dir.join("tokenizer_config.json");
+    let config = if file.is_file() {
+        read_json(&file)?
+    } else {
+        serde_json::Value::Null
+    };
+    Ok((file, config))
+}
+
+/// The BOS's text in tokenizer_config.json beside a safetensors checkpoint (empty where it
+/// names none).
+pub fn folder_bos(dir: &Path) -> Result<String, Error> {
+    Ok(token_text(tokenizer_config(dir)?.1.get("bos_token")))
+}
+
 fn read_json(path: &Path) -> Result<serde_json::Value, Error> {
     anatomy_checkpoint::safetensors::read_json(path)
 }
@@ -182,12 +199,7 @@ fn read_json(path: &Path) -> Result<serde_json::Value, Error> {
 /// `chat_template.json`, else tokenizer_config.json's `chat_template` (a string, or a list of named templates whose
 /// `default` is used).
 pub fn from_folder(dir: &Path) -> Result<Template, Error> {
-    let config_file = dir.join("tokenizer_config.json");
-    let config = if config_file.is_file() {
-        read_json(&config_file)?
-    } else {
-        serde_json::Value::Null
-    };
+    let (config_file, config) = tokenizer_config(dir)?;
     let (bos, eos) = (
         token_text(config.get("bos_token")),
         token_text(config.get("eos_token")),

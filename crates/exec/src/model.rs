@@ -73,9 +73,9 @@ pub struct Model {
     /// The position-bias table ([rows, heads]) and its row for each query of the pass and key
     /// ([t, total]), read and chosen once a pass for every layer (`Position::Buckets`).
     pair_bias: std::cell::RefCell<Option<(Vec<f32>, Vec<u32>)>>,
-    /// The pass's last key for each of its queries, where an image's tokens see each other both
-    /// ways (Gemma 3): `Rule::reach`.
-    reach: std::cell::RefCell<Option<Vec<usize>>>,
+    /// The block each query of the pass sees both ways, where some do (an image's tokens in
+    /// Gemma 3, PaliGemma's prompt): `Rule::reach`.
+    reach: std::cell::RefCell<Option<Blocks>>,
     /// The pass's 3-D rotary positions (time, row, column) of each token, where the model's
     /// image takes them (M-RoPE, Qwen2-VL): `image::positions`.
     positions: std::cell::RefCell<Option<Vec<[i64; 3]>>>,
@@ -331,6 +331,13 @@ impl From<Fault> for Error {
 }
 
 type Res<T> = std::result::Result<T, Fault>;
+
+/// The pass's blocks of queries that see each other both ways: `crate::attention::Reach`,
+/// owned.
+struct Blocks {
+    blocks: Vec<(usize, usize)>,
+    within_span: bool,
+}
 
 impl Model {
     /// How its weights are held, in words (`Weights::held`).
@@ -763,10 +770,21 @@ impl Model {
         if let Some(pixels) = image.filter(|_| !scaled) {
             x = self.with_image(x, ids, pixels)?;
         }
-        // An image's tokens that see each other both ways: each query's last key.
-        *self.reach.borrow_mut() = (image.and(spec.image.as_ref()))
-            .filter(|i| i.encoder.both_ways())
-            .map(|i| image::reach(ids, i.token, cache.pos));
+        // Tokens that see each other both ways: an image's (Gemma 3), or the first pass's
+        // (PaliGemma's prompt); each query's block.
+        *self.reach.borrow_mut() = if spec.prefix_lm && cache.pos == 0 {
+            Some(Blocks {
+                blocks: vec![(0, t - 1); t],
+                within_span: false,
+            })
+        } else {
+            (image.and(spec.image.as_ref()))
+                .filter(|i| i.encoder.both_ways())
+                .map(|i| Blocks {
+                    blocks: image::reach(ids, i.token, cache.pos),
+                    within_span: true,
+                })
+        };
         // M-RoPE: each token's 3-D position, an image's laid out over its grid.
         *self.positions.borrow_mut() =
             match spec.image.as_ref().filter(|i| i.encoder.mrope().is_some()) {

@@ -120,7 +120,8 @@ pub fn tables_for(
     start: usize,
     t: usize,
 ) -> R<(Tensor, Tensor)> {
-    let (cos, sin) = tables(r.freqs(span), dim, start, t)?;
+    // `start` counts the tokens before; PaliGemma's positions count from 1.
+    let (cos, sin) = tables(r.freqs(span), dim, start + r.start as usize, t)?;
     Ok(if r.reversed {
         (cos, sin.neg()?)
     } else {

@@ -96,6 +96,20 @@ impl Opened {
         }
     }
 
+    /// The BOS's text, for a processor that writes it into the prompt itself: the GGUF's BOS
+    /// token as `tok` writes it, or tokenizer_config.json's `bos_token` (empty where neither
+    /// names one).
+    pub fn bos_text(&self, tok: &Encoder) -> Result<String, Error> {
+        let c = &self.checkpoint;
+        match &c.gguf {
+            Some(_) => Ok(self
+                .bos()?
+                .and_then(|b| tok.token(u64::from(b)))
+                .unwrap_or_default()),
+            None => crate::chat::folder_bos(Path::new(&c.path)),
+        }
+    }
+
     /// The ids decoding stops at: the GGUF's end-of-generation ids, or generation_config.json's
     /// (else config.json's) `eos_token_id`.
     pub fn eos_ids(&self) -> Result<Vec<u32>, Error> {
@@ -277,7 +291,8 @@ pub fn pixels(
         Placeholders::Tiles { .. }
         | Placeholders::Run
         | Placeholders::Framed { .. }
-        | Placeholders::Rows => tiles,
+        | Placeholders::Rows
+        | Placeholders::Prefix => tiles,
     };
     match (misfit, picture) {
         (None, _) => Ok((pixels, tiles)),
@@ -306,12 +321,13 @@ pub fn pixels(
 /// `<|image|>` and the whole image's, and the closing token; one tile alone has no separators;
 /// Mistral 3's turns each placeholder into the image's rows of them (the image `dims` [3, H, W]
 /// says how many), each row ended by `[IMG_BREAK]`, the last by `[IMG_END]` (LightOnOCR's, one
-/// run, is expanded as LLaVA's: `with_placeholders`). Other text is kept; an error at `file`
-/// where Llama 4's layout needs a canvas not known.
+/// run, is expanded as LLaVA's: `with_placeholders`); PaliGemma's puts the image's placeholders
+/// first (or in place of those written), then the BOS's text `bos`, the text and a newline. Other text is
+/// kept; an error at `file` where Llama 4's layout needs a canvas not known.
 pub fn framed(
     text: &str,
     spec: &Spec,
-    tok: &Encoder,
+    (tok, bos): (&Encoder, &str),
     (dims, tiles): (&[usize], Option<[usize; 2]>),
     file: &str,
 ) -> Result<String, Error> {
@@ -347,6 +363,16 @@ pub fn framed(
                 layout += &format!("{row}<|tile_y_separator|>").repeat(rows);
             }
             Ok(text.replace(IMAGE, &format!("{layout}{IMAGE}{placeholders}{c}")))
+        }
+        Placeholders::Prefix => {
+            // PaliGemmaProcessor's layout: the BOS after the last placeholder written.
+            Ok(match text.rfind(&p) {
+                Some(at) => {
+                    let (head, tail) = text.split_at(at + p.len());
+                    format!("{}{bos}{tail}\n", head.replace(&p, &placeholders))
+                }
+                None => format!("{placeholders}{bos}{text}\n"),
+            })
         }
         Placeholders::Rows => {
             // The features' grid: the image's sides over the pixels a feature spans.
@@ -413,7 +439,7 @@ pub fn with_placeholders(ids: &[u32], pixels: &candle_core::Tensor, spec: &Spec)
     // Llama 4's and Mistral 3's placeholders sit among their processor's separators: a prompt
     // lays them out.
     let run = match input.placeholders {
-        Placeholders::Run | Placeholders::Framed { .. } => true,
+        Placeholders::Run | Placeholders::Framed { .. } | Placeholders::Prefix => true,
         Placeholders::Tiles { .. } | Placeholders::Rows => false,
     };
     if !run || ids.iter().filter(|id| placeholder(id)).count() != 1 {

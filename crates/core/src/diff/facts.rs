@@ -351,6 +351,9 @@ pub fn facts(s: &Spec) -> Vec<Fact> {
                 Mechanism,
                 yes(r.interleaved),
             );
+            if r.start != 0 {
+                f("rope.start", "first position", Setting, r.start.to_string());
+            }
             let nope = s.plan.iter().filter(|l| !l.rope).count();
             f(
                 "rope.nope_layers",
@@ -383,6 +386,14 @@ pub fn facts(s: &Spec) -> Vec<Fact> {
                 b.max_distance.to_string(),
             );
         }
+    }
+    if s.prefix_lm {
+        f(
+            "attention.prefix_lm",
+            "prompt seen both ways (a prefix)",
+            Mechanism,
+            yes(true),
+        );
     }
     if let Some(p) = s.prompt {
         f(

@@ -60,6 +60,7 @@ pub fn load(cfg: &Config, _model_type: &str, family: &str, name: &str) -> Result
         sliding_partial: None,
         interleaved: true,
         reversed: false,
+        start: 0,
     });
 
     let types = kinds(cfg, n)?;

@@ -149,6 +149,7 @@ pub(super) fn kind_rope(cfg: &Config, kinds: &[Kind], context: u64) -> Result<Ro
         sliding_partial: None,
         interleaved: true,
         reversed: false,
+        start: 0,
     })
 }
 

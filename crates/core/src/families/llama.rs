@@ -821,6 +821,7 @@ pub fn load(
             sliding_partial: None,
             interleaved: false,
             reversed: false,
+            start: 0,
         },
         None if f.rope_by_type.is_some() => super::rope_by_type(
             cfg,
@@ -879,6 +880,7 @@ pub fn load(
                 sliding_partial: None,
                 interleaved: true,
                 reversed: false,
+                start: 0,
             }
         }
     };
@@ -1438,6 +1440,7 @@ pub fn load(
         hf_wrap: HfWrap::None,
         towers: vec![],
         image: None,
+        prefix_lm: false,
         quant: None,
         mtp_layers: 0,
         draft: None,

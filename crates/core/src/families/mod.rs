@@ -442,6 +442,7 @@ pub(crate) fn skeleton(name: &str, model_type: &str, family: &str) -> Spec {
         hf_wrap: HfWrap::None,
         towers: Vec::new(),
         image: None,
+        prefix_lm: false,
         quant: None,
         mtp_layers: 0,
         draft: None,
@@ -497,7 +498,6 @@ pub const NOT_YET: &[(&str, &str)] = &[
     ("ovis2", IMAGE_TEXT),
     ("ovis2_5", IMAGE_TEXT),
     ("paddleocr_vl", IMAGE_TEXT),
-    ("paligemma", IMAGE_TEXT),
     ("perception_lm", IMAGE_TEXT),
     ("pi0", IMAGE_TEXT),
     ("pi05", IMAGE_TEXT),
@@ -974,6 +974,7 @@ pub(crate) fn rope(cfg: &Config, d: &RopeDefaults) -> Result<Rope> {
         sliding_partial,
         interleaved: false,
         reversed: false,
+        start: 0,
     })
 }
 
@@ -1038,6 +1039,7 @@ pub(crate) fn rope_by_type(cfg: &Config, d: &RopeDefaults, by: ByType) -> Result
                 sliding_partial: (by.sliding.1 != partial).then_some(by.sliding.1),
                 interleaved: false,
                 reversed: false,
+                start: 0,
             })
         }
     }

@@ -4190,6 +4190,37 @@ pub static FAMILIES: &[Family] = &[
             ]],
         )
     },
+    // PaliGemma (1 and 2): a Gemma (or Gemma 2) language model under `language_model.`, SigLIP's
+    // vision tower and one biased map into the text width; the head on the wrapper, tied by its
+    // flag. Its wrapper runs the prompt as a prefix that sees itself both ways, from position 1.
+    Family {
+        text: Some("gemma"),
+        tie: Tie::Wrapper(true),
+        text_read: Some(wrappers::paligemma_text),
+        parts: &[
+            tower("vision tower", "vision_tower.", towers::paligemma_vision),
+            tower(
+                "multimodal projector",
+                "multi_modal_projector.",
+                towers::paligemma_projector,
+            ),
+        ],
+        image: Some(towers::paligemma_image),
+        ..wrapper(
+            "paligemma",
+            "PaliGemma",
+            &[&[
+                "initializer_range",
+                "vision_config",
+                "image_token_index",
+                "image_token_id",
+                "projection_dim",
+                // The wrapper's own copies, which its model never reads.
+                "hidden_size",
+                "vocab_size",
+            ]],
+        )
+    },
     // LLaVA: a language model (Llama's by default) under `language_model.`, beside CLIP's
     // vision tower and a two-layer projector; the head on the wrapper, untied by its default.
     Family {

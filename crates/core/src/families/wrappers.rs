@@ -4,7 +4,35 @@
 use super::registry;
 use crate::config::Config;
 use crate::error::Result;
-use crate::spec::Spec;
+use crate::spec::{Position, Spec};
+use serde_json::Value;
+
+/// PaliGemma's language model (Gemma's, or Gemma 2's), as its text row reads it but for the
+/// `use_bidirectional_attention` the wrapper's class sets, which changes nothing there (the
+/// wrapper hands the layers its own mask: the prompt a prefix that sees itself both ways,
+/// `Spec::prefix_lm`); positions count from 1.
+pub fn paligemma_text(
+    _top: &Config,
+    text: &Config,
+    model_type: &str,
+    _family: &str,
+    name: &str,
+) -> Result<Spec> {
+    text.flag("use_bidirectional_attention", true)?;
+    let row = registry::find(model_type).expect("a registry row for PaliGemma's language model");
+    let mut map = text.map.clone();
+    map.remove("use_bidirectional_attention");
+    let value = Value::Object(map);
+    let mut own = Config::new(text.file, &value)?.renamed(row.renames);
+    own.prefix = text.prefix.clone();
+    let mut spec = row.read.read(&own, model_type, row.name, name)?;
+    text.read_through(&own, &[]);
+    spec.prefix_lm = true;
+    if let Position::Rope(r) = &mut spec.position {
+        r.start = 1;
+    }
+    Ok(spec)
+}
 
 /// GLM-4.6V's language model: GLM-4.1V's, as its text row reads it. Around GLM-4.5V's experts
 /// (its large model) transformers 5.25 keeps the experts stacked and cannot load them one tensor

@@ -119,6 +119,7 @@ fn rope(cfg: &Config, context: u64, sliding: bool) -> Result<Rope> {
             sliding_partial: None,
             interleaved: false,
             reversed: false,
+            start: 0,
         });
     };
     p.get("rope_type");
@@ -152,5 +153,6 @@ fn rope(cfg: &Config, context: u64, sliding: bool) -> Result<Rope> {
         sliding_partial,
         interleaved: false,
         reversed: false,
+        start: 0,
     })
 }

@@ -90,6 +90,9 @@ impl Builder<'_> {
                 if r.reversed {
                     s += ", rotated backwards (sin negated)";
                 }
+                if r.start != 0 {
+                    s += &format!(", positions counted from {}", r.start);
+                }
                 s
             }
             Position::Learned => "learned positions".into(),
@@ -622,7 +625,10 @@ impl Builder<'_> {
             );
         }
         let mut inputs: Vec<usize> = key_scores.into_iter().collect();
-        let mut eq = format!("A = softmax(S + M) over keys, M = −∞ above the diagonal{window}");
+        let mut eq = match self.spec.prefix_lm {
+            true => format!("A = softmax(S + M) over keys, M = −∞ above the diagonal{window}, except among the prompt's tokens: a prefix that sees itself both ways, in every layer"),
+            false => format!("A = softmax(S + M) over keys, M = −∞ above the diagonal{window}"),
+        };
         if a.token_sinks {
             inputs.push(self.latest("σₛ"));
             eq = format!("A = softmax([S + M, σₛ]) with this token's sink logit σₛ as an extra key, then dropped{window}");
@@ -648,6 +654,10 @@ impl Builder<'_> {
                     "Normalize the step's scores over the target's keys to weights",
                 )
             }
+            None if self.spec.prefix_lm => (
+                "Causal softmax",
+                "Mask future positions (past the prompt, whose tokens see each other both ways), then normalize each query's scores to weights",
+            ),
             None => (
                 "Causal softmax",
                 "Mask future positions, then normalize each query's scores to weights",

@@ -30,6 +30,23 @@ pub enum Placeholders {
     /// Pixtral's (Mistral 3's), in place of the placeholder written: a run per row of features,
     /// each ended by `[IMG_BREAK]`, the last by `[IMG_END]`.
     Rows,
+    /// PaliGemma's: the run first (or in place of the placeholder written), then the BOS, the
+    /// text and a newline; the processor writes the BOS itself.
+    Prefix,
+}
+
+impl Placeholders {
+    /// The processor writes the BOS into the text itself (after the image), so that the
+    /// tokenizer adds none.
+    pub fn writes_bos(self) -> bool {
+        match self {
+            Placeholders::Prefix => true,
+            Placeholders::Run
+            | Placeholders::Framed { .. }
+            | Placeholders::Tiles { .. }
+            | Placeholders::Rows => false,
+        }
+    }
 }
 
 impl ImageInput {
@@ -41,6 +58,9 @@ impl ImageInput {
             Placeholders::Rows => out.push(
                 "In the prompt, each row of the image's placeholder tokens ends with [IMG_BREAK], the last with [IMG_END]."
                     .into(),
+            ),
+            Placeholders::Prefix => out.push(
+                "In the prompt, the image's placeholder tokens come first, then the BOS, the text and a newline.".into(),
             ),
             Placeholders::Run | Placeholders::Framed { .. } | Placeholders::Tiles { .. } => {}
         }
@@ -108,6 +128,9 @@ pub enum ImageEncoder {
     /// rotary positions, RMSNorms, a gated MLP), an RMSNorm, each `merge`² patches joined by a
     /// learned map, and two maps into the text width.
     Pixtral(PixtralVision),
+    /// PaliGemma's: SigLIP's vision model to its last LayerNorm, each patch one feature through
+    /// a biased linear map into the text width.
+    PaliGemma(PaliGemmaVision),
 }
 
 impl ImageEncoder {
@@ -117,6 +140,7 @@ impl ImageEncoder {
         match self {
             ImageEncoder::Llava(l) => l.features(),
             ImageEncoder::Gemma3(g) => g.tokens,
+            ImageEncoder::PaliGemma(p) => p.tower.grid().pow(2),
             ImageEncoder::Qwen2Vl(_)
             | ImageEncoder::Qwen3Vl(_)
             | ImageEncoder::Qwen25Vl(_)
@@ -146,6 +170,7 @@ impl ImageEncoder {
             | ImageEncoder::Qwen25Vl(Qwen25Vision { base: q, .. }) => Some(q),
             ImageEncoder::Llava(_)
             | ImageEncoder::Gemma3(_)
+            | ImageEncoder::PaliGemma(_)
             | ImageEncoder::Llama4(_)
             | ImageEncoder::Pixtral(_) => None,
         }
@@ -167,7 +192,7 @@ impl ImageEncoder {
             )
         };
         let (fits, takes) = match self {
-            ImageEncoder::Llava(_) | ImageEncoder::Gemma3(_) => (
+            ImageEncoder::Llava(_) | ImageEncoder::Gemma3(_) | ImageEncoder::PaliGemma(_) => (
                 dims == [c, h, w],
                 format!("[{c}, {h}, {w}] (channels, height, width)"),
             ),
@@ -192,6 +217,7 @@ impl ImageEncoder {
         match self {
             ImageEncoder::Llava(Llava { tower, .. })
             | ImageEncoder::Gemma3(Gemma3Vision { tower, .. })
+            | ImageEncoder::PaliGemma(PaliGemmaVision { tower, .. })
             | ImageEncoder::Llama4(Llama4Vision { tower, .. })
             | ImageEncoder::Pixtral(PixtralVision { tower, .. })
             | ImageEncoder::Qwen2Vl(Qwen2Vision { tower, .. })
@@ -217,6 +243,8 @@ impl ImageEncoder {
             | ImageEncoder::Llama4(_)
             | ImageEncoder::Pixtral(_) => false,
             ImageEncoder::Gemma3(_) => true,
+            // The whole prompt sees itself both ways (`Spec::prefix_lm`), the image with it.
+            ImageEncoder::PaliGemma(_) => false,
         }
     }
 
@@ -254,6 +282,7 @@ impl ImageEncoder {
         match self {
             ImageEncoder::Llava(Llava { tower, .. })
             | ImageEncoder::Gemma3(Gemma3Vision { tower, .. })
+            | ImageEncoder::PaliGemma(PaliGemmaVision { tower, .. })
             | ImageEncoder::Llama4(Llama4Vision { tower, .. })
             | ImageEncoder::Pixtral(PixtralVision { tower, .. }) => tower,
             ImageEncoder::Qwen2Vl(q)
@@ -268,7 +297,10 @@ impl ImageEncoder {
     pub fn step(&self) -> Option<u64> {
         match self {
             ImageEncoder::Pixtral(p) => Some(p.factor()),
-            ImageEncoder::Llava(_) | ImageEncoder::Gemma3(_) | ImageEncoder::Llama4(_) => None,
+            ImageEncoder::Llava(_)
+            | ImageEncoder::Gemma3(_)
+            | ImageEncoder::PaliGemma(_)
+            | ImageEncoder::Llama4(_) => None,
             ImageEncoder::Qwen2Vl(_) | ImageEncoder::Qwen3Vl(_) | ImageEncoder::Qwen25Vl(_) => {
                 self.qwen().map(Qwen2Vision::factor)
             }
@@ -306,6 +338,9 @@ impl ImageEncoder {
                 l.shuffle,
                 l.tower.hidden * l.shuffle * l.shuffle
             )),
+            ImageEncoder::PaliGemma(_) => out.push(
+                "Each patch's state after the tower's last LayerNorm is one feature, through a biased linear map into the text width; in the language model the whole prompt (the image and the text after it) sees itself both ways, as PaliGemma's processor marks it a prefix.".into(),
+            ),
             ImageEncoder::Pixtral(p) => out.push(format!(
                 "Its patches take 2-D rotary positions (half of a head's rotated pairs turn by the patch's row, half by its column); the hidden state read, RMSNormed, joins each {0}×{0} patches in a learned map, then two maps into the text width.",
                 p.merge
@@ -332,6 +367,7 @@ impl ImageEncoder {
             ImageEncoder::Qwen3Vl(_) => {}
             ImageEncoder::Llava(_)
             | ImageEncoder::Gemma3(_)
+            | ImageEncoder::PaliGemma(_)
             | ImageEncoder::Qwen2Vl(_)
             | ImageEncoder::Llama4(_)
             | ImageEncoder::Pixtral(_) => {}
@@ -345,6 +381,7 @@ impl ImageEncoder {
         match self {
             ImageEncoder::Llava(l) => l.flops(text),
             ImageEncoder::Gemma3(g) => g.flops(text),
+            ImageEncoder::PaliGemma(p) => p.flops(text),
             ImageEncoder::Qwen2Vl(q) => q.flops(q.tower.image, q.tower.image),
             ImageEncoder::Qwen3Vl(q) => q.flops(),
             ImageEncoder::Qwen25Vl(q) => q.flops(),
@@ -501,6 +538,29 @@ pub struct Gemma3Vision {
     /// SigLIP's attention-pooling head is stored (`vision_use_head`), though Gemma 3 reads the
     /// patches' states before it.
     pub head: bool,
+}
+
+/// PaliGemma's image encoder.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PaliGemmaVision {
+    /// SigLIP's vision model.
+    pub tower: VisionTower,
+    /// Name prefix of the projector's `linear`.
+    pub projector: String,
+    /// SigLIP's attention-pooling head is stored (`vision_use_head`), though PaliGemma reads
+    /// the patches' states before it.
+    pub head: bool,
+}
+
+impl PaliGemmaVision {
+    /// The patch convolution; every layer over every patch; the map of every patch into
+    /// `text`.
+    fn flops(&self, text: u64) -> u128 {
+        let n = u128::from(self.tower.grid()).pow(2);
+        self.tower.embed_flops()
+            + u128::from(self.tower.depth) * self.tower.layer_flops(n)
+            + 2 * n * u128::from(self.tower.hidden) * u128::from(text)
+    }
 }
 
 impl Gemma3Vision {

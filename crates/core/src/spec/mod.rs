@@ -136,6 +136,10 @@ pub struct Spec {
     pub towers: Vec<Tower>,
     /// How an image enters the token stream, for a wrapper anatomy runs on one.
     pub image: Option<ImageInput>,
+    /// The first pass's tokens (the prompt: PaliGemma's image and text prefix, as its
+    /// processor's token types mark them) see each other both ways; each token after them sees
+    /// those before it. In a sliding layer the prompt's tokens see all of the prompt.
+    pub prefix_lm: bool,
     /// How the checkpoint stores its matrices (`quantization_config`); `None`: as floats.
     pub quant: Option<crate::quant::Declared>,
     /// Auxiliary modules outside the main forward pass.

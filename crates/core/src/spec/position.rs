@@ -3,6 +3,8 @@
 
 use super::*;
 
+// One per Spec, read in place: the variants' size difference costs nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq)]
 pub enum Position {
     Rope(Rope),
@@ -176,6 +178,8 @@ pub struct Rope {
     pub interleaved: bool,
     /// Rotates by −angle, sin negated (NanoChat's rotate_half is (x₂, −x₁)).
     pub reversed: bool,
+    /// The first token's position (PaliGemma's wrapper counts from 1); 0 otherwise.
+    pub start: u64,
 }
 
 impl Rope {

@@ -559,7 +559,10 @@ impl Model {
                     extent: *extent,
                 }),
             selected,
-            reach: reach.as_deref(),
+            reach: reach.as_ref().map(|r| crate::attention::Reach {
+                blocks: &r.blocks,
+                within_span: r.within_span,
+            }),
         };
         let done = crate::attention::attend(&heads, &rule, self.capturing());
         let cpu =

@@ -3,8 +3,8 @@
 
 use super::*;
 use anatomy_core::spec::{
-    Gemma3Vision, ImageEncoder, Llama4Vision, Llava, PixtralVision, Qwen25Vision, Qwen2Vision,
-    Qwen3Vision, VisionTower,
+    Gemma3Vision, ImageEncoder, Llama4Vision, Llava, PaliGemmaVision, PixtralVision, Qwen25Vision,
+    Qwen2Vision, Qwen3Vision, VisionTower,
 };
 
 impl Model {
@@ -41,6 +41,7 @@ impl Model {
         let features = match &input.encoder {
             ImageEncoder::Llava(l) => self.llava(l, &pixels)?,
             ImageEncoder::Gemma3(g) => self.gemma3(g, &pixels)?,
+            ImageEncoder::PaliGemma(p) => self.paligemma(p, &pixels)?,
             ImageEncoder::Qwen2Vl(q) => self.qwen_vl(Qwen::Two(q), &pixels)?.0,
             ImageEncoder::Qwen25Vl(q) => self.qwen_vl(Qwen::Windowed(q), &pixels)?.0,
             ImageEncoder::Qwen3Vl(q) => {
@@ -179,9 +180,8 @@ impl Model {
     /// Gemma 3's image features: SigLIP's biased patch convolution and learned positions, its
     /// encoder layers and last LayerNorm; the patch grid average-pooled to the features' grid
     /// (row by row), an RMSNorm scaled by 1 + its weight, and the map into the text width.
-    fn gemma3(&self, g: &Gemma3Vision, pixels: &Tensor) -> Res<Tensor> {
-        let t = &g.tower;
-        let grid = t.grid() as usize;
+    /// SigLIP's vision model to its last LayerNorm: [patches, width].
+    fn siglip(&self, t: &VisionTower, pixels: &Tensor) -> Res<Tensor> {
         let tower = |name: &str| format!("{}{name}", t.prefix);
         let w = |name: &str| -> Res<&Tensor> { Ok(self.weights.get(&tower(name))?) };
         let mut h = self
@@ -191,7 +191,21 @@ impl Model {
         for i in 0..t.depth as usize {
             h = self.vit_layer(t, i, h)?;
         }
-        let h = self.layer_norm(&h, &tower("post_layernorm"), t.eps)?;
+        self.layer_norm(&h, &tower("post_layernorm"), t.eps)
+    }
+
+    /// PaliGemma's image features: SigLIP's patches, each through the projector's biased map.
+    fn paligemma(&self, p: &PaliGemmaVision, pixels: &Tensor) -> Res<Tensor> {
+        let h = self.siglip(&p.tower, pixels)?;
+        let name = format!("{}linear", p.projector);
+        let b = self.weights.get(&format!("{name}.bias"))?;
+        self.linear(&h, &format!("{name}.weight"), Some(b))
+    }
+
+    fn gemma3(&self, g: &Gemma3Vision, pixels: &Tensor) -> Res<Tensor> {
+        let t = &g.tower;
+        let grid = t.grid() as usize;
+        let h = self.siglip(t, pixels)?;
         // [patches, width] → [width, rows, columns], each pooling window's mean.
         let (k, side, d) = (g.pool() as usize, grid / g.pool() as usize, h.dim(1)?);
         let pooled = h
@@ -798,18 +812,21 @@ fn softmax_rows(x: &Tensor) -> R<Tensor> {
     Tensor::from_vec(v, x.dims(), &Device::Cpu)
 }
 
-/// The last key each of `ids` (at positions from `start`) sees where a run of image placeholder
-/// tokens `token` sees itself both ways: a placeholder, its run's last; any other, itself.
-pub(super) fn reach(ids: &[u32], token: u64, start: usize) -> Vec<usize> {
-    let mut reach: Vec<usize> = (start..start + ids.len()).collect();
-    let mut end = None;
-    for i in (0..ids.len()).rev() {
-        if u64::from(ids[i]) == token {
-            let last = *end.get_or_insert(start + i);
-            reach[i] = last;
-        } else {
-            end = None;
+/// The block each of `ids` (at positions from `start`) sees both ways, first and last key,
+/// where a run of image placeholder tokens `token` sees itself both ways: a placeholder, its
+/// run; any other, itself.
+pub(super) fn reach(ids: &[u32], token: u64, start: usize) -> Vec<(usize, usize)> {
+    let mut reach: Vec<(usize, usize)> = (start..start + ids.len()).map(|p| (p, p)).collect();
+    let mut i = 0;
+    while i < ids.len() {
+        let run = ids[i..]
+            .iter()
+            .take_while(|&&id| u64::from(id) == token)
+            .count();
+        for r in &mut reach[i..i + run] {
+            *r = (start + i, start + i + run - 1);
         }
+        i += run.max(1);
     }
     reach
 }
@@ -821,9 +838,17 @@ mod tests {
     fn an_images_tokens_reach_their_runs_end() {
         assert_eq!(
             super::reach(&[1, 9, 9, 9, 2, 9, 9], 9, 10),
-            [10, 13, 13, 13, 14, 16, 16]
+            [
+                (10, 10),
+                (11, 13),
+                (11, 13),
+                (11, 13),
+                (14, 14),
+                (15, 16),
+                (15, 16)
+            ]
         );
-        assert_eq!(super::reach(&[1, 2], 9, 0), [0, 1]);
+        assert_eq!(super::reach(&[1, 2], 9, 0), [(0, 0), (1, 1)]);
     }
 
     /// transformers' `get_rope_index` on two text tokens, a 2 × 3 image and a text token:

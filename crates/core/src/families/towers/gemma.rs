@@ -1,8 +1,8 @@
-//! The Gemma wrappers' parts: Gemma 3's SigLIP tower and projector, Gemma 3n's MobileNetV5
-//! and audio encoder, Gemma 4's towers and embedders.
+//! The Gemma wrappers' parts: Gemma 3's SigLIP tower and projector, PaliGemma's, Gemma 3n's
+//! MobileNetV5 and audio encoder, Gemma 4's towers and embedders.
 
 use super::*;
-use crate::spec::{Act, Gemma3Vision, ImageEncoder, ImageInput, Placeholders};
+use crate::spec::{Act, Gemma3Vision, ImageEncoder, ImageInput, PaliGemmaVision, Placeholders};
 
 /// Gemma 3's vision tower: SigLIP's patch embedding (a convolution) and learned positions, its
 /// encoder layers (LayerNorms, attention with biases, a biased two-layer MLP), its last
@@ -70,6 +70,80 @@ pub fn gemma3_image(top: &Config) -> Result<Option<ImageInput>> {
             projector: "multi_modal_projector.".into(),
             tokens,
             head: flag(v, "vision_use_head", true)?,
+        }),
+    }))
+}
+
+/// PaliGemma's SigLIP where it has no vision config (its class's sub-config: so400m, 27 layers
+/// of 1,152 in 16 heads, at 224 pixels in patches of 14, headless); SigLIP's own defaults for
+/// the keys a vision config leaves out.
+const PALIGEMMA_SIGLIP: VitDefaults = (224, 14, 1152, 4096, 27);
+
+fn paligemma_siglip<'a>(top: &Config<'a>) -> Result<Option<Vit<'a>>> {
+    vit_either(top, &["siglip_vision_model"], SIGLIP, PALIGEMMA_SIGLIP)
+}
+
+/// PaliGemma's vision tower: SigLIP's, with its attention-pooling head where the vision config
+/// asks for one (its class's default tower has none).
+pub fn paligemma_vision(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
+    let Some(s) = paligemma_siglip(top)? else {
+        return Ok(None);
+    };
+    let head = flag(&s.v, "vision_use_head", s.v.is_some())?;
+    s.siglip_named(head).done(top, "vision_config")
+}
+
+/// PaliGemma's projector: one biased map from the vision width to `projection_dim`.
+pub fn paligemma_projector(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
+    let Some(s) = paligemma_siglip(top)? else {
+        return Ok(None);
+    };
+    let out = top.size("projection_dim", Some(2048))? as u128;
+    let mut n = Named::default();
+    n.step("projector").linear("linear", out, s.hidden, true);
+    n.done(top, "projection_dim")
+}
+
+/// What PaliGemma's image runs through: SigLIP's vision model to its last LayerNorm and the
+/// projector's map, one feature per patch, each replacing an `image_token_index`. A map that
+/// does not give the text width builds but cannot run an image.
+pub fn paligemma_image(top: &Config) -> Result<Option<ImageInput>> {
+    let Some(s) = paligemma_siglip(top)? else {
+        return Ok(None);
+    };
+    let v = &s.v;
+    let Some(image) = square(v, "image_size", PALIGEMMA_SIGLIP.0)? else {
+        return Ok(None);
+    };
+    let (heads, eps, act) = match v {
+        Some(c) => (
+            c.size("num_attention_heads", Some(12))?,
+            c.float("layer_norm_eps", 1e-6)?,
+            activation(c, "hidden_act", "gelu_pytorch_tanh")?,
+        ),
+        None => (16, 1e-6, Some(Act::GeluTanh)),
+    };
+    let Some(act) = act else {
+        return Ok(None);
+    };
+    // The text width: its config's, else its class's (Gemma's 3,072, Gemma 2's 2,304).
+    let text = match top.detached("text_config")? {
+        Some(t) => {
+            let gemma2 = t.opt_string("model_type")?.as_deref() == Some("gemma2");
+            t.size("hidden_size", Some(if gemma2 { 2304 } else { 3072 }))?
+        }
+        None => 2048,
+    };
+    if top.size("projection_dim", Some(2048))? != text {
+        return Ok(None);
+    }
+    Ok(Some(ImageInput {
+        token: token_id(top, "image_token_index", "image_token_id", 256_000)?,
+        placeholders: Placeholders::Prefix,
+        encoder: ImageEncoder::PaliGemma(PaliGemmaVision {
+            tower: s.runs(top, "vision_tower.", image, heads, eps, act)?,
+            projector: "multi_modal_projector.".into(),
+            head: flag(v, "vision_use_head", v.is_some())?,
         }),
     }))
 }

@@ -593,6 +593,7 @@ fn config_json(spec: &Spec) -> serde_json::Value {
                         "projector": g.projector, "tokens": g.tokens, "pool": g.pool(),
                     }),
                 ),
+                ImageEncoder::PaliGemma(p) => (&p.tower, json!({ "projector": p.projector })),
                 ImageEncoder::Qwen2Vl(q) => (
                     &q.tower,
                     json!({
@@ -1073,8 +1074,19 @@ fn rope(spec: &Spec) -> String {
             "\n\n\ndef rope_tables(T, span):\n    # -> cos, sin: [T, rot_dim] for positions 0..T-1, or where an image set them each token's time, row and column (M-RoPE)\n{pick}    inv, factor = frequencies(T)  # inv: [rot_dim / 2]\n    pos = IMAGE[\"positions\"][:, :T] if \"positions\" in IMAGE else np.tile(np.arange(T), (3, 1))  # [3, T]\n    axis = np.array({axes:?})  # [rot_dim / 2]: the axis each pair turns by\n    ang = pos[axis].T.astype(np.float32) * inv[None, :]  # [T, rot_dim / 2]\n    ang = np.concatenate([ang, ang], -1)  # [T, rot_dim]\n    return (np.cos(ang) * factor).astype(np.float32), {sin}"
         );
     }
+    // PaliGemma's positions count from 1.
+    let (positions, first) = match r.start {
+        0 => (
+            "np.arange(T, dtype=np.float32)".to_string(),
+            "0..T-1".to_string(),
+        ),
+        s => (
+            format!("np.arange({s}, T + {s}, dtype=np.float32)"),
+            format!("{s}..T+{}", s as i64 - 1),
+        ),
+    };
     out + &format!(
-        "\n\n\ndef rope_tables(T, span):\n    # -> cos, sin: [T, rot_dim] for positions 0..T-1 in a layer of this span\n{pick}    inv, factor = frequencies(T)  # inv: [rot_dim / 2]\n    ang = np.arange(T, dtype=np.float32)[:, None] * inv[None, :]  # [T, rot_dim / 2]\n    ang = np.concatenate([ang, ang], -1)  # [T, rot_dim]\n    return (np.cos(ang) * factor).astype(np.float32), {sin}"
+        "\n\n\ndef rope_tables(T, span):\n    # -> cos, sin: [T, rot_dim] for positions {first} in a layer of this span\n{pick}    inv, factor = frequencies(T)  # inv: [rot_dim / 2]\n    ang = {positions}[:, None] * inv[None, :]  # [T, rot_dim / 2]\n    ang = np.concatenate([ang, ang], -1)  # [T, rot_dim]\n    return (np.cos(ang) * factor).astype(np.float32), {sin}"
     )
 }
 

@@ -22,6 +22,19 @@ pub(super) fn pieces(g: &crate::graph::Graph) -> Pieces {
         "image_gemma3",
         matches!(encoder, Some(ImageEncoder::Gemma3(_))),
     );
+    p.set(
+        "image_paligemma",
+        matches!(encoder, Some(ImageEncoder::PaliGemma(_))),
+    );
+    p.set(
+        "image_siglip",
+        matches!(
+            encoder,
+            Some(ImageEncoder::Gemma3(_) | ImageEncoder::PaliGemma(_))
+        ),
+    );
+    // PaliGemma's prompt sees itself both ways.
+    p.set("prefix_lm", spec.prefix_lm);
     p.set("image_qwen", encoder.is_some_and(|e| e.qwen().is_some()));
     p.set(
         "image_qwen2_vl",

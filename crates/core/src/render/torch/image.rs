@@ -4,8 +4,7 @@
 
 use super::*;
 use crate::spec::{
-    Gemma3Vision, ImageEncoder, ImageInput, Llama4Vision, PixtralVision, Qwen2Vision, Qwen3Vision,
-    VisionTower,
+    ImageEncoder, ImageInput, Llama4Vision, PixtralVision, Qwen2Vision, Qwen3Vision, VisionTower,
 };
 
 /// The towers' classes.
@@ -13,9 +12,20 @@ pub(super) fn classes(image: &ImageInput) -> String {
     match image.encoder {
         ImageEncoder::Llava(_) => include_str!("llava.py").trim_end().to_string(),
         // SigLIP's layers are CLIP's.
-        ImageEncoder::Gemma3(_) => [include_str!("llava.py"), include_str!("gemma3.py")]
-            .map(str::trim_end)
-            .join("\n\n\n"),
+        ImageEncoder::Gemma3(_) => [
+            include_str!("llava.py"),
+            include_str!("siglip.py"),
+            include_str!("gemma3.py"),
+        ]
+        .map(str::trim_end)
+        .join("\n\n\n"),
+        ImageEncoder::PaliGemma(_) => [
+            include_str!("llava.py"),
+            include_str!("siglip.py"),
+            include_str!("paligemma.py"),
+        ]
+        .map(str::trim_end)
+        .join("\n\n\n"),
         ImageEncoder::Qwen2Vl(_) => include_str!("qwen2_vl.py").trim_end().to_string(),
         ImageEncoder::Qwen3Vl(_) => [include_str!("qwen2_vl.py"), include_str!("qwen3_vl.py")]
             .map(str::trim_end)
@@ -33,7 +43,31 @@ pub(super) fn classes(image: &ImageInput) -> String {
 pub(super) fn model(spec: &Spec, n: &Names, module: &str, image: &ImageInput) -> String {
     let l = match &image.encoder {
         ImageEncoder::Llava(l) => l,
-        ImageEncoder::Gemma3(g) => return gemma3(spec, n, module, image, g),
+        ImageEncoder::Gemma3(g) => {
+            let projector = Projector {
+                family: "Gemma 3",
+                name: &g.projector,
+                class: format!(
+                    "Gemma3Projector({}, {}, {}, {}, {})",
+                    g.tower.hidden,
+                    spec.hidden,
+                    g.tower.grid(),
+                    g.pool(),
+                    fmt_f(g.tower.eps)
+                ),
+                tokens: g.tokens,
+            };
+            return siglip(spec, (n, module), image, (&g.tower, g.head), projector);
+        }
+        ImageEncoder::PaliGemma(p) => {
+            let projector = Projector {
+                family: "PaliGemma",
+                name: &p.projector,
+                class: format!("PaliGemmaProjector({}, {})", p.tower.hidden, spec.hidden),
+                tokens: image.encoder.features(),
+            };
+            return siglip(spec, (n, module), image, (&p.tower, p.head), projector);
+        }
         ImageEncoder::Qwen2Vl(q) => {
             return qwen_vl(spec, n, image, q, ("Qwen2Vision", String::new()), None)
         }
@@ -93,42 +127,90 @@ pub(super) fn model(spec: &Spec, n: &Names, module: &str, image: &ImageInput) ->
     )
 }
 
-/// Gemma 3's Model: the features go in after the decoder scales its embeddings (a hook before
-/// its first layer), and its image's tokens see each other both ways while it runs.
-fn gemma3(spec: &Spec, n: &Names, module: &str, image: &ImageInput, g: &Gemma3Vision) -> String {
-    let layers = decoder_layers(n);
-    let mut vars = tower_vars(&g.tower);
+/// A SigLIP wrapper's projector: the wrapper's name, the module's, its class's construction,
+/// its features.
+struct Projector<'a> {
+    family: &'static str,
+    name: &'a str,
+    class: String,
+    tokens: u64,
+}
+
+/// Gemma 3's and PaliGemma's Model: SigLIP's vision model (its head stored where `head`) and
+/// the projector beside the language model; the features go in after the decoder scales its
+/// embeddings (a hook before its first layer). Gemma 3's image tokens see each other both ways
+/// while it runs (PaliGemma's whole prompt always does).
+fn siglip(
+    spec: &Spec,
+    (n, module): (&Names, &str),
+    image: &ImageInput,
+    (tower, head): (&VisionTower, bool),
+    projector: Projector,
+) -> String {
+    let both_ways = image.encoder.both_ways();
+    let mut vars = tower_vars(tower);
     vars.extend([
         ("module", module.to_string()),
-        ("projector", g.projector.trim_end_matches('.').to_string()),
-        ("head", py_bool(g.head)),
+        (
+            "projector",
+            projector.name.trim_end_matches('.').to_string(),
+        ),
+        ("projector_class", projector.class),
+        ("head", py_bool(head)),
         ("text", spec.hidden.to_string()),
-        ("grid", g.tower.grid().to_string()),
-        ("pool", g.pool().to_string()),
-        ("tokens", g.tokens.to_string()),
+        ("tokens", projector.tokens.to_string()),
         ("v", spec.out_vocab().to_string()),
         ("token", image.token.to_string()),
-        ("decoder_layers", layers),
+        ("decoder_layers", decoder_layers(n)),
+        ("family", projector.family.to_string()),
+        (
+            "global",
+            if both_ways {
+                "        global IMAGE_REACH\n"
+            } else {
+                ""
+            }
+            .to_string(),
+        ),
+        (
+            "reach",
+            if both_ways {
+                format!(
+                    "        IMAGE_REACH = image_reach(input_ids[0], {})\n",
+                    image.token
+                )
+            } else {
+                String::new()
+            },
+        ),
+        (
+            "unreach",
+            if both_ways {
+                "\n            IMAGE_REACH = None"
+            } else {
+                ""
+            }
+            .to_string(),
+        ),
     ]);
     fill(
         r#"
 
 
 class Model(nn.Module):
-    """Gemma 3: the language model under ${module}, SigLIP's vision model and the projector beside it."""
+    """${family}: the language model under ${module}, SigLIP's vision model and the projector beside it."""
 
     def __init__(self):
         super().__init__()
         self.${module} = LanguageModel()
 ${holders}        self.${tower} = SiglipVision(${channels}, ${image}, ${patch}, ${hidden}, ${intermediate}, ${heads}, ${layers}, ${eps}, ${act}, ${head})
-        self.${projector} = Gemma3Projector(${hidden}, ${text}, ${grid}, ${pool}, ${eps})
+        self.${projector} = ${projector_class}
 
     def image_features(self, pixel_values):  # [B, ${channels}, ${image}, ${image}] -> [B, ${tokens}, ${text}]
         return self.${projector}(self.${tower}(pixel_values))
 
     def forward(self, input_ids, pixel_values=None):  # [B, T] int64 -> logits [B, T, ${v}]
-        global IMAGE_REACH
-        if pixel_values is None:
+${global}        if pixel_values is None:
             return self.${module}(input_ids)
         features = self.image_features(pixel_values).flatten(0, 1)
 
@@ -138,12 +220,10 @@ ${holders}        self.${tower} = SiglipVision(${channels}, ${image}, ${patch}, 
             return (x,) + args[1:]
 
         hook = self.${module}.${decoder_layers}[0].register_forward_pre_hook(put)
-        IMAGE_REACH = image_reach(input_ids[0], ${token})
-        try:
+${reach}        try:
             return self.${module}(input_ids)
         finally:
-            hook.remove()
-            IMAGE_REACH = None"#,
+            hook.remove()${unreach}"#,
         &vars,
     )
 }

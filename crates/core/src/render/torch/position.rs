@@ -236,13 +236,21 @@ pub(super) fn rope(spec: &Spec) -> String {
         r#"def rope_cos_sin(frequencies, T, dtype):
     """cos and sin of every position's angles: [T, rotated dims]."""
     inv_freq, factor = frequencies(T)
-    angles = torch.arange(T, dtype=torch.float32)[:, None] * inv_freq[None, :]  # [T, rotated dims / 2]${positions}
+    angles = ${arange}[:, None] * inv_freq[None, :]  # [T, rotated dims / 2]${positions}
     angles = torch.cat((angles, angles), dim=-1)
     return (angles.cos() * factor).to(dtype), ${sign}(angles.sin() * factor).to(dtype)"#,
         &[
             // This model rotates backwards: its rotate_half is (x₂, −x₁).
             ("sign", if r.reversed { "-" } else { "" }.into()),
             ("positions", positions),
+            // PaliGemma's positions count from 1.
+            (
+                "arange",
+                match r.start {
+                    0 => "torch.arange(T, dtype=torch.float32)".into(),
+                    s => format!("torch.arange({s}, T + {s}, dtype=torch.float32)"),
+                },
+            ),
         ],
     ));
     out.push(if r.interleaved {
@@ -293,7 +301,8 @@ pub(super) fn mask(spec: &Spec) -> String {
         | Position::None => String::new(),
     };
     // An image's tokens that see each other both ways (Gemma 3): the Model sets each
-    // position's last key while it runs the language model on an image.
+    // position's last key while it runs the language model on an image (a window still bounds
+    // them from below); PaliGemma's input, a prompt, sees itself both ways in every span.
     let (reach, causal) = match spec.image.as_ref().is_some_and(|i| i.encoder.both_ways()) {
         true => (
             "IMAGE_REACH = None  # while an image runs: each position's last key (Model.forward)\n\n\n",
@@ -301,17 +310,22 @@ pub(super) fn mask(spec: &Spec) -> String {
         ),
         false => ("", "j <= i  # causal"),
     };
+    let prefix = match spec.prefix_lm {
+        true => "    allowed = torch.ones(T, T, dtype=torch.bool)  # the input is the prompt, a prefix that sees itself both ways\n",
+        false => "",
+    };
     bias + &fill(
         r#"${reach}def attention_mask(T, span):
     """True where query i may attend to key j; span is ("full", 0), ("sliding", w) or ("chunked", c)."""
     i = torch.arange(T)[:, None]
     j = torch.arange(T)[None, :]
     allowed = ${causal}
-${rules}    return allowed"#,
+${rules}${prefix}    return allowed"#,
         &[
             ("rules", rules),
             ("reach", reach.to_string()),
             ("causal", causal.to_string()),
+            ("prefix", prefix.to_string()),
         ],
     )
 }

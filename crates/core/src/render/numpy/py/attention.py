@@ -6,7 +6,7 @@ def attention_mask(span, T):
     ok = j <= i
 #: image_gemma3
     if "reach" in IMAGE:
-        ok = j <= np.maximum(i, IMAGE["reach"][:T, None])  # an image's tokens see their whole image
+        ok = j <= np.maximum(i, IMAGE["reach"][:T, None])  # an image's tokens see their whole image (a window still bounds them from below)
 #.
     if span[0] == "sliding":
         ok &= (i - j) < span[1]
@@ -14,6 +14,9 @@ def attention_mask(span, T):
         ok &= (j // span[1]) == (i // span[1])
     if span[0] == "whole":
         ok = np.ones((T, T), bool)  # both ways: every query sees every key, later ones too
+#: prefix_lm
+    ok = np.ones((T, T), bool)  # the ids are the prompt, a prefix that sees itself both ways (in every span)
+#.
     return np.where(ok, 0.0, -np.inf).astype(np.float32)
 
 

@@ -69,16 +69,31 @@ def image_features(pixels, W):
 
 
 #.
-#: image_gemma3
-def image_features(pixels, W):
-    # pixels: [channels, image, image], as Gemma 3's processor makes them -> [tokens, hidden]
-    I = CONFIG["image"]
+#: image_siglip
+def siglip(pixels, W, I):
+    # pixels: [channels, image, image] -> [g², d]: SigLIP's vision model to its last LayerNorm
     T = I["tower"]  # SigLIP's vision model's name prefix
     x = patch_embed(pixels, W, T + "embeddings.patch_embedding.weight", I["patch"]) + W[T + "embeddings.patch_embedding.bias"]  # [g², d]
     x = x + W[T + "embeddings.position_embedding.weight"]  # [g², d], + a learned position each
     for i in range(I["depth"]):
         x = vit_layer(x, W, f"{T}encoder.layers.{i}.", I)  # [g², d]
-    x = tower_norm(x, W, T + "post_layernorm", I["eps"])  # [g², d]
+    return tower_norm(x, W, T + "post_layernorm", I["eps"])  # [g², d]
+
+
+#.
+#: image_paligemma
+def image_features(pixels, W):
+    # pixels: [channels, image, image], as PaliGemma's processor makes them -> [g², hidden]: a feature per patch
+    I = CONFIG["image"]
+    return tower_linear(siglip(pixels, W, I), W, I["projector"] + "linear")  # [g², hidden]
+
+
+#.
+#: image_gemma3
+def image_features(pixels, W):
+    # pixels: [channels, image, image], as Gemma 3's processor makes them -> [tokens, hidden]
+    I = CONFIG["image"]
+    x = siglip(pixels, W, I)  # [g², d]
     k = I["pool"]  # the pooling window's side
     s = I["image"] // I["patch"] // k  # features along a side
     x = x.reshape(s, k, s, k, -1).mean((1, 3)).reshape(s * s, -1)  # [tokens, d], each k×k window of patches averaged, row by row
