@@ -569,6 +569,16 @@ CONFIGS = {
                   vision_config=dict(depth=1, hidden_size=16, intermediate_size=24, num_heads=2, image_size=28,
                                      patch_size=14, out_hidden_size=64, spatial_merge_size=2),
                   image_token_id=95, video_token_id=96),
+    # GLM-OCR: GLM-4.1V's language model without q, k, v biases, half of each head rotated; its
+    # tower (normed queries and keys) named, not run.
+    "glm-ocr": dict(model_type="glm_ocr", architectures=["GlmOcrForConditionalGeneration"],
+                    text_config=dict(BASE, model_type="glm_ocr_text", hidden_size=64, partial_rotary_factor=0.5,
+                                     rope_parameters={"rope_type": "default", "rope_theta": 10000.0,
+                                                      "mrope_section": [2, 1, 1]}),
+                    vision_config=dict(model_type="glm_ocr_vision", depth=1, hidden_size=16, intermediate_size=24,
+                                       num_heads=2, image_size=28, patch_size=14, out_hidden_size=64,
+                                       spatial_merge_size=2),
+                    image_token_id=95, video_token_id=96),
     # Qwen3-VL-MoE: Qwen3-MoE's layers (experts in the second and third, always renormalized),
     # the experts stacked as published ([E, hidden, 2·inter]), behind Qwen3-VL's tower.
     "qwen3_vl_moe": dict(model_type="qwen3_vl_moe", architectures=["Qwen3VLMoeForConditionalGeneration"],

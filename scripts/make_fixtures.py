@@ -79,6 +79,7 @@ ARCHITECTURES = {
     "qianfan_ocr": "QianfanOCRForConditionalGeneration",
     "mistral4": "Mistral4ForCausalLM",
     "paligemma": "PaliGemmaForConditionalGeneration",
+    "glm_ocr": "GlmOcrForConditionalGeneration",
 }
 
 
@@ -1088,6 +1089,19 @@ def unseen_glm4v(rng):
     return raw
 
 
+def unseen_glm_ocr(rng):
+    """GLM-OCR around a small language model of its own (GLM-4.1V's without q, k, v biases) and a
+    tower of its own sizes (biased or not, its MLP its own width, heads by either name)."""
+    raw = unseen_glm4v(rng)
+    raw.update(model_type="glm_ocr", architectures=["GlmOcrForConditionalGeneration"])
+    raw["text_config"]["model_type"] = "glm_ocr_text"
+    v = raw["vision_config"]
+    v.update(model_type="glm_ocr_vision", intermediate_size=rng.choice([40, 72]), in_channels=rng.choice([3, 1]))
+    if rng.random() < 0.3:
+        v["num_attention_heads"] = v.pop("num_heads")
+    return raw
+
+
 def unseen_glm4v_moe(rng):
     """GLM-4.5V around a small GLM-4.5-like language model: routed and shared experts, a dense
     first layer or none, biases or not, its own head size or hidden / heads; GLM-4.1V's tower."""
@@ -1893,6 +1907,7 @@ UNSEEN = {
     "qianfan_ocr": unseen_qianfan_ocr,
     "mistral4": unseen_mistral4,
     "paligemma": unseen_paligemma,
+    "glm_ocr": unseen_glm_ocr,
 }
 
 
@@ -1915,7 +1930,7 @@ DEFAULT_TYPES = [
     "video_llama_3", "pp_chart2table", "glmga", "hyperclovax_vision_v2",
     "deepseek_vl", "minicpmv4_6", "minicpmv4_7", "minicpm_ocr", "aria",
     "blip-2", "instructblip", "instructblipvideo", "deepseek_vl_hybrid",
-    "exaone4_5", "qianfan_ocr", "mistral4", "paligemma",
+    "exaone4_5", "qianfan_ocr", "mistral4", "paligemma", "glm_ocr",
 ]
 
 

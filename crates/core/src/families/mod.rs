@@ -477,7 +477,6 @@ pub const NOT_YET: &[(&str, &str)] = &[
     ("fast_vlm", IMAGE_TEXT),
     ("florence2", IMAGE_TEXT),
     ("glm5_next", IMAGE_TEXT),
-    ("glm_ocr", IMAGE_TEXT),
     ("granite4_vision", IMAGE_TEXT),
     ("granite_docling", IMAGE_TEXT),
     ("hunyuan_vl", IMAGE_TEXT),

@@ -1286,6 +1286,38 @@ pub static FAMILIES: &[Family] = &[
         None,
         &[TRAINING, MROPE_SECTIONS],
     )),
+    // GLM-OCR's language model: GLM-4.1V's without the biases on q, k and v.
+    inner(llama(
+        "glm_ocr_text",
+        "GLM-OCR",
+        LlamaLike {
+            qkv_bias: Bias::Never,
+            o_bias: Bias::Never,
+            mlp_bias: Bias::Never,
+            place: NormPlace::Sandwich,
+            fused_gate_up: true,
+            interleaved_rope: true,
+            layout: Layout::Glm4,
+            ..LlamaLike::llama(Defaults {
+                head_dim: HeadDim::Divided,
+                ..d(
+                    59_392,
+                    1024,
+                    4096,
+                    16,
+                    16,
+                    Some(8),
+                    None,
+                    131_072,
+                    1e-5,
+                    10_000.0,
+                    false,
+                )
+            })
+        },
+        None,
+        &[TRAINING, MROPE_SECTIONS],
+    )),
     // GLM (GLM-4 of 2024): GLM-4's attention and fused MLP, with Llama's norm placement.
     llama(
         "glm",
@@ -3348,6 +3380,19 @@ pub static FAMILIES: &[Family] = &[
         wrap: HfWrap::Nested,
         parts: &[tower("vision tower", "model.visual.", towers::glm4v_vision)],
         ..wrapper("glm4v", "GLM-4.1V", GLM4V_WRAPPER)
+    },
+    // GLM-OCR: GLM-4.1V's wrapper around its own language model and a tower of GLM-4.1V's
+    // blocks with normed queries and keys (no learned positions).
+    Family {
+        text: Some("glm_ocr_text"),
+        tie: Tie::Either(false),
+        wrap: HfWrap::Nested,
+        parts: &[tower(
+            "vision tower",
+            "model.visual.",
+            towers::glm_ocr_vision,
+        )],
+        ..wrapper("glm_ocr", "GLM-OCR", GLM4V_WRAPPER)
     },
     // GLM-4.5V: GLM-4.1V's wrapper around GLM-4.5's experts (`deepseek::load`).
     Family {
