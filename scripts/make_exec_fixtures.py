@@ -569,6 +569,16 @@ CONFIGS = {
                   vision_config=dict(depth=1, hidden_size=16, intermediate_size=24, num_heads=2, image_size=28,
                                      patch_size=14, out_hidden_size=64, spatial_merge_size=2),
                   image_token_id=95, video_token_id=96),
+    # LFM3-VL: LFM3's layers (a convolution, a full and a sliding attention layer) in Qwen2-VL's
+    # wrapper, untied; its tower (convolutions over the patch grid, attention) named, not run.
+    "lfm3-vl": dict(model_type="lfm3_vl", architectures=["Lfm3VlForConditionalGeneration"],
+                    tie_word_embeddings=False, projector_hidden_size=24,
+                    text_config=dict(BASE, model_type="lfm3", num_hidden_layers=3,
+                                     layer_types=["conv", "full_attention", "sliding_attention"], head_dim=16,
+                                     sliding_window=4, conv_L_cache=3, norm_eps=1e-5),
+                    vision_config=dict(model_type="lfm3_vl_vision", hidden_size=16, intermediate_size=24,
+                                       num_hidden_layers=3, num_attention_heads=2, num_key_value_heads=1,
+                                       patch_size=8)),
     # GLM-OCR: GLM-4.1V's language model without q, k, v biases, half of each head rotated; its
     # tower (normed queries and keys) named, not run.
     "glm-ocr": dict(model_type="glm_ocr", architectures=["GlmOcrForConditionalGeneration"],

@@ -80,6 +80,7 @@ ARCHITECTURES = {
     "mistral4": "Mistral4ForCausalLM",
     "paligemma": "PaliGemmaForConditionalGeneration",
     "glm_ocr": "GlmOcrForConditionalGeneration",
+    "lfm3_vl": "Lfm3VlForConditionalGeneration",
 }
 
 
@@ -1102,6 +1103,30 @@ def unseen_glm_ocr(rng):
     return raw
 
 
+def unseen_lfm3_vl(rng):
+    """LFM3-VL around a small LFM3 (convolutions and attention layers), a tower of its own sizes
+    (its layer kinds listed or by the class's pattern), the projector biased or not."""
+    layers = rng.randint(2, 4)
+    text = {"model_type": "lfm3", "hidden_size": 64, "intermediate_size": rng.choice([48, 96]),
+            "num_hidden_layers": layers, "num_attention_heads": 4, "num_key_value_heads": rng.choice([1, 2]),
+            "head_dim": 16, "vocab_size": rng.choice([97, 300]), "pad_token_id": 0, "sliding_window": 4,
+            "layer_types": ["conv"] + [rng.choice(["full_attention", "conv", "sliding_attention"])
+                                       for _ in range(layers - 1)]}
+    depth = rng.randint(1, 4)
+    vision = {"model_type": "lfm3_vl_vision", "hidden_size": rng.choice([32, 48]),
+              "intermediate_size": rng.choice([40, 72]), "num_hidden_layers": depth,
+              "num_attention_heads": 4, "num_key_value_heads": rng.choice([2, 4]), "patch_size": rng.choice([8, 16]),
+              "conv_kernel_size": rng.choice([3, 5]), "spatial_merge_size": rng.choice([1, 2])}
+    if rng.random() < 0.5:
+        vision["layer_types"] = [rng.choice(["conv", "full_attention"]) for _ in range(depth)]
+    raw = {"model_type": "lfm3_vl", "architectures": ["Lfm3VlForConditionalGeneration"], "text_config": text,
+           "vision_config": vision, "projector_hidden_size": rng.choice([24, 40]),
+           "projector_bias": rng.random() < 0.5}
+    if rng.random() < 0.5:
+        raw["tie_word_embeddings"] = rng.random() < 0.5
+    return raw
+
+
 def unseen_glm4v_moe(rng):
     """GLM-4.5V around a small GLM-4.5-like language model: routed and shared experts, a dense
     first layer or none, biases or not, its own head size or hidden / heads; GLM-4.1V's tower."""
@@ -1908,6 +1933,7 @@ UNSEEN = {
     "mistral4": unseen_mistral4,
     "paligemma": unseen_paligemma,
     "glm_ocr": unseen_glm_ocr,
+    "lfm3_vl": unseen_lfm3_vl,
 }
 
 
@@ -1930,7 +1956,7 @@ DEFAULT_TYPES = [
     "video_llama_3", "pp_chart2table", "glmga", "hyperclovax_vision_v2",
     "deepseek_vl", "minicpmv4_6", "minicpmv4_7", "minicpm_ocr", "aria",
     "blip-2", "instructblip", "instructblipvideo", "deepseek_vl_hybrid",
-    "exaone4_5", "qianfan_ocr", "mistral4", "paligemma", "glm_ocr",
+    "exaone4_5", "qianfan_ocr", "mistral4", "paligemma", "glm_ocr", "lfm3_vl",
 ]
 
 

@@ -599,7 +599,7 @@ def logits_of(model, ids):
 
 # Model types whose layers carry a recurrent state: their fixtures also hold transformers' logits
 # when it is fed one token at a time through that state (its other code path).
-RECURRENT = {"mamba", "falcon_mamba", "mamba2", "bamba", "granitemoehybrid", "nemotron_h", "jamba", "lfm2",
+RECURRENT = {"mamba", "falcon_mamba", "mamba2", "bamba", "granitemoehybrid", "nemotron_h", "jamba", "lfm2", "lfm3_vl",
              "qwen3_next", "qwen3_5_text", "qwen3_5_moe_text", "qwen3_5", "qwen3_5_moe", "lfm2_moe", "lfm3",
              "kimi_linear", "olmo_hybrid", "falcon_h1", "bailing_hybrid", "lara_mini", "minimax", "recurrent_gemma", "rwkv",
              "zamba", "zamba2", "xlstm"}

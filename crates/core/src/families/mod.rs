@@ -488,7 +488,6 @@ pub const NOT_YET: &[(&str, &str)] = &[
     ("janus", IMAGE_TEXT),
     ("kosmos-2", IMAGE_TEXT),
     ("kosmos-2.5", IMAGE_TEXT),
-    ("lfm3_vl", IMAGE_TEXT),
     ("mistral_large4", IMAGE_TEXT),
     ("molmo2", IMAGE_TEXT),
     ("muse_glimmer", IMAGE_TEXT),

@@ -4541,6 +4541,41 @@ pub static FAMILIES: &[Family] = &[
             ]],
         )
     },
+    // LFM3-VL: an LFM3 language model under `model.language_model.` (Qwen2-VL's wrapper), its
+    // own vision tower of convolution and attention layers and a projector joining each
+    // spatial_merge_size² tokens; the head tied by the wrapper's flag.
+    Family {
+        text: Some("lfm3"),
+        tie: Tie::Wrapper(true),
+        wrap: HfWrap::Nested,
+        parts: &[
+            tower(
+                "vision tower",
+                "model.vision_tower.",
+                towers::lfm3_vl_vision,
+            ),
+            tower(
+                "multimodal projector",
+                "model.multi_modal_projector.",
+                towers::lfm3_vl_projector,
+            ),
+        ],
+        ..wrapper(
+            "lfm3_vl",
+            "LFM3-VL",
+            &[&[
+                "initializer_range",
+                "vision_config",
+                "image_token_id",
+                "video_token_id",
+                "vision_start_token_id",
+                "vision_end_token_id",
+                "projector_hidden_act",
+                "projector_hidden_size",
+                "projector_bias",
+            ]],
+        )
+    },
     // Kimi K2.5: a DeepSeek-V3 language model under `language_model.` (its published
     // checkpoint's names; the head tied by the wrapper's flag), MoonViT's vision tower and a
     // patch-merging projector.
