@@ -1142,6 +1142,12 @@ CONFIGS = {
                                        sliding_window=4, query_pre_attn_scalar=8, pad_token_id=0),
                       vision_config=dict(model_type="siglip_vision_model", hidden_size=16, intermediate_size=24,
                                          num_hidden_layers=1, num_attention_heads=2, image_size=28, patch_size=14)),
+    # Inkling 2 in its wrapper: the language model above, its vision tower named, not run.
+    "inkling2-wrapped": dict(model_type="inkling2", architectures=["Inkling2ForConditionalGeneration"],
+                             image_token_id=96,
+                             vision_config=dict(model_type="inkling2_vision", hidden_size=16, num_hidden_layers=1,
+                                                num_attention_heads=2, patch_size=8, posemb_grid_size=4,
+                                                projection_hidden_dim=24, text_hidden_size=32)),
     # Mistral 4: DeepSeek-V3's latent attention with queries scaled up every 4 positions, softmax
     # routing with a shared expert, every layer's MLP the experts; YaRN as its class has it.
     "mistral4": dict(BASE, model_type="mistral4", architectures=["Mistral4ForCausalLM"], n_routed_experts=8, n_shared_experts=1, num_experts_per_tok=2,
@@ -1152,6 +1158,9 @@ CONFIGS = {
                                       "beta_fast": 32.0, "beta_slow": 1.0, "mscale": 1.0, "mscale_all_dim": 1.0,
                                       "llama_4_scaling_beta": 0.5}),
 }
+
+
+CONFIGS["inkling2-wrapped"]["text_config"] = CONFIGS["inkling2"]
 
 
 # Correction biases scaled up where the test must tell where the bias joins (randomize's 0.1 is

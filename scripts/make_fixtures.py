@@ -81,6 +81,8 @@ ARCHITECTURES = {
     "paligemma": "PaliGemmaForConditionalGeneration",
     "glm_ocr": "GlmOcrForConditionalGeneration",
     "lfm3_vl": "Lfm3VlForConditionalGeneration",
+    "inkling2": "Inkling2ForConditionalGeneration",
+    "inkling2_loop": "Inkling2LoopForConditionalGeneration",
 }
 
 
@@ -1127,6 +1129,25 @@ def unseen_lfm3_vl(rng):
     return raw
 
 
+def unseen_inkling2_wrapped(rng, model_type, text):
+    """Inkling 2 (or Inkling 2 Loop) around its language model's unseen configs (`text`), its
+    vision tower of its own sizes: the MLP by width or by ratio, under either name of the patch
+    size, the projector biased or not."""
+    lm = text(rng)
+    vision = {"model_type": "inkling2_vision", "hidden_size": rng.choice([16, 32]),
+              "num_hidden_layers": rng.randint(1, 2), "num_attention_heads": 4,
+              "projection_hidden_dim": rng.choice([24, 40]), "text_hidden_size": lm["hidden_size"],
+              "posemb_grid_size": rng.choice([4, 8]), "spatial_merge_size": rng.choice([1, 2]),
+              "projector_bias": rng.random() < 0.5}
+    if rng.random() < 0.5:
+        vision["intermediate_size"] = rng.choice([40, 72])
+    else:
+        vision["mlp_ratio"] = rng.choice([2.0, 4.0])
+    vision["native_patch_size" if rng.random() < 0.3 else "patch_size"] = rng.choice([8, 14])
+    return {"model_type": model_type, "architectures": [ARCHITECTURES[model_type]], "text_config": lm,
+            "vision_config": vision}
+
+
 def unseen_glm4v_moe(rng):
     """GLM-4.5V around a small GLM-4.5-like language model: routed and shared experts, a dense
     first layer or none, biases or not, its own head size or hidden / heads; GLM-4.1V's tower."""
@@ -1934,6 +1955,8 @@ UNSEEN = {
     "paligemma": unseen_paligemma,
     "glm_ocr": unseen_glm_ocr,
     "lfm3_vl": unseen_lfm3_vl,
+    "inkling2": lambda rng: unseen_inkling2_wrapped(rng, "inkling2", unseen_inkling2),
+    "inkling2_loop": lambda rng: unseen_inkling2_wrapped(rng, "inkling2_loop", unseen_inkling2_loop),
 }
 
 
@@ -1957,6 +1980,7 @@ DEFAULT_TYPES = [
     "deepseek_vl", "minicpmv4_6", "minicpmv4_7", "minicpm_ocr", "aria",
     "blip-2", "instructblip", "instructblipvideo", "deepseek_vl_hybrid",
     "exaone4_5", "qianfan_ocr", "mistral4", "paligemma", "glm_ocr", "lfm3_vl",
+    "inkling2", "inkling2_loop",
 ]
 
 

@@ -642,7 +642,7 @@ def decodes_as_prompted(raw):
     if raw.get("model_type") == "deepseek_v4":
         return True
     # Inkling carries its convolutions' last inputs from step to step beside the KV cache.
-    if raw.get("model_type") in ("inkling_text", "inkling2_text", "inkling2_loop_text"):
+    if raw.get("model_type") in ("inkling_text", "inkling2_text", "inkling2_loop_text", "inkling2", "inkling2_loop"):
         return True
     if raw.get("model_type") not in RECURRENT:
         return False

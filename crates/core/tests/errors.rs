@@ -52,10 +52,10 @@ fn unknown_model_type_names_the_closest_and_the_list() {
     // Not a wall of every supported type.
     assert!(e.message.len() < 300, "{e}");
     // A wrapper whose language model is read points to it.
-    let e = err_of(&with("model_type", json!("inkling2")));
+    let e = err_of(&with("model_type", json!("apertus1p5")));
     assert!(
         e.message
-            .contains("but its language model `inkling2_text` is: give its `text_config`"),
+            .contains("but its language model `apertus1p5_text` is: give its `text_config`"),
         "{e}"
     );
 }

@@ -322,8 +322,8 @@ pub fn pixels(
 /// Mistral 3's turns each placeholder into the image's rows of them (the image `dims` [3, H, W]
 /// says how many), each row ended by `[IMG_BREAK]`, the last by `[IMG_END]` (LightOnOCR's, one
 /// run, is expanded as LLaVA's: `with_placeholders`); PaliGemma's puts the image's placeholders
-/// first (or in place of those written), then the BOS's text `bos`, the text and a newline. Other text is
-/// kept; an error at `file` where Llama 4's layout needs a canvas not known.
+/// first (or in place of those written), then the BOS's text `bos`, the text and a newline.
+/// Other text is kept; an error at `file` where Llama 4's layout needs a canvas not known.
 pub fn framed(
     text: &str,
     spec: &Spec,

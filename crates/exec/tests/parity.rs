@@ -127,8 +127,8 @@ fn prompted_then_stepped(model: &Model, ids: &[u32], prompt: usize) -> Vec<Vec<f
 
 /// Models for which a prompt run whole is not the same computation as one run token by token:
 /// Dory with only its last pass caching (the earlier passes attend over the last pass's keys of
-/// earlier tokens), a model whose prompt attends both ways (CPM-Ant, PaliGemma), and BLT with patches cut
-/// to a length.
+/// earlier tokens), a model whose prompt attends both ways (CPM-Ant, PaliGemma), and BLT with
+/// patches cut to a length.
 fn decodes_otherwise(spec: &anatomy_core::spec::Spec) -> bool {
     // BLT with patches cut to a length: a prefix's patches are not the whole sequence's.
     spec.bytes().as_ref().is_some_and(|b| b.max_patch.is_some())

@@ -1087,13 +1087,14 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
     Ok(s)
 }
 
-/// What Mistral 4 adds to V3's parts: its experts stacked [E, out, in]; the query scale; the rotated fraction, which its class
-/// reads of the whole query head (no-position part and rotary part), so that it must give the
-/// rotary part; the score scale's YaRN factor where the config has no RoPE dict; and routing
-/// without groups.
+/// What Mistral 4 adds to V3's parts: its experts stacked [E, out, in]; the query scale; the
+/// rotated fraction, which its class reads of the whole query head (no-position part and rotary
+/// part), so that it must give the rotary part; the score scale's YaRN factor where the config
+/// has no RoPE dict; and routing without groups.
 fn mistral4(cfg: &Config, s: &mut Spec) -> Result<()> {
-    // Its router ranks groups by their two best softmax scores and fills the others' with 0.
-    if s.moe.as_ref().is_some_and(|m| m.n_group > 1) {
+    // Its router always groups (V2's softmax reading groups only by `topk_method`), ranking
+    // them by their two best softmax scores and filling the others' with 0.
+    if cfg.size("n_group", Some(1))? > 1 {
         return Err(cfg.err(
             "n_group",
             "is more than 1; Mistral 4 ranks expert groups by their two best softmax scores and fills the others' with 0, which anatomy does not route by yet: give null or 1",
@@ -1572,4 +1573,41 @@ fn experts(cfg: &Config, x: &Experts) -> Result<Moe> {
         ..plain_moe(e, k, moe_f)
     };
     Ok(moe)
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::families::load_json;
+    use crate::spec::Position;
+    use serde_json::json;
+
+    fn read(v: serde_json::Value) -> crate::Result<crate::spec::Spec> {
+        load_json("cfg.json", &v.to_string(), "t", false)
+    }
+
+    /// Mistral 4 rotates the rotary part of each query head whole (its fraction is of the whole
+    /// head), scales queries with position, and refuses what transformers routes or rotates
+    /// otherwise: groups of experts, a fraction that is not the rotary part's.
+    #[test]
+    fn mistral4_reads_its_fraction_of_the_whole_head_and_refuses_groups() {
+        let small = json!({"model_type": "mistral4", "hidden_size": 64, "num_hidden_layers": 1,
+            "num_attention_heads": 2, "num_key_value_heads": 2, "vocab_size": 97, "kv_lora_rank": 16,
+            "q_lora_rank": 24, "qk_nope_head_dim": 8, "qk_rope_head_dim": 8, "v_head_dim": 8,
+            "n_routed_experts": 4, "num_experts_per_tok": 2, "moe_intermediate_size": 16});
+        let s = read(small.clone()).unwrap();
+        let Position::Rope(r) = &s.position else {
+            panic!("no RoPE")
+        };
+        assert_eq!(r.partial, 1.0);
+        assert!(s.attn.query_scale.is_some());
+        let mut grouped = small.clone();
+        grouped["n_group"] = json!(2);
+        assert_eq!(read(grouped).unwrap_err().field, "n_group");
+        let mut whole = small;
+        whole["rope_parameters"] = json!({"rope_type": "default", "rope_theta": 10000.0,
+            "partial_rotary_factor": 1.0, "llama_4_scaling_beta": 0.1,
+            "original_max_position_embeddings": 64});
+        let e = read(whole).unwrap_err();
+        assert_eq!(e.field, "rope_parameters.partial_rotary_factor", "{e}");
+    }
 }

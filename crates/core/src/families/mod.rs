@@ -482,8 +482,6 @@ pub const NOT_YET: &[(&str, &str)] = &[
     ("hunyuan_vl", IMAGE_TEXT),
     ("hy_v4_vl", IMAGE_TEXT),
     ("idefics", IMAGE_TEXT),
-    ("inkling2", IMAGE_TEXT),
-    ("inkling2_loop", IMAGE_TEXT),
     ("inkling_mm_model", IMAGE_TEXT),
     ("janus", IMAGE_TEXT),
     ("kosmos-2", IMAGE_TEXT),

@@ -4541,6 +4541,16 @@ pub static FAMILIES: &[Family] = &[
             ]],
         )
     },
+    // Inkling 2 and Inkling 2 Loop: their language model under `model.llm.` as it is alone
+    // (its own head and tie rule), a ViT backbone under `model.visual.backbone.` and the
+    // projector beside it.
+    inkling2_wrapper("inkling2", "inkling2_text", "Inkling 2", INKLING2_PARTS),
+    inkling2_wrapper(
+        "inkling2_loop",
+        "inkling2_loop_text",
+        "Inkling 2 Loop",
+        INKLING2_LOOP_PARTS,
+    ),
     // LFM3-VL: an LFM3 language model under `model.language_model.` (Qwen2-VL's wrapper), its
     // own vision tower of convolution and attention layers and a projector joining each
     // spatial_merge_size² tokens; the head tied by the wrapper's flag.
@@ -5968,6 +5978,44 @@ const LLAVA_INERT: &[&str] = &[
     "vision_feature_select_strategy",
     "vision_feature_layer",
     "multimodal_projector_bias",
+];
+
+/// Inkling 2's wrapper row around its language model `text`.
+const fn inkling2_wrapper(
+    model_type: &'static str,
+    text: &'static str,
+    name: &'static str,
+    parts: &'static [Part],
+) -> Family {
+    Family {
+        text: Some(text),
+        tie: Tie::Text,
+        wrap: HfWrap::None,
+        parts,
+        ..wrapper(model_type, name, &[&["vision_config", "image_token_id"]])
+    }
+}
+
+const INKLING2_PARTS: &[Part] = &[
+    tower(
+        "vision tower",
+        "model.visual.backbone.",
+        towers::inkling2_vision,
+    ),
+    tower(
+        "multimodal projector",
+        "model.visual.",
+        towers::inkling2_projector,
+    ),
+];
+
+const INKLING2_LOOP_PARTS: &[Part] = &[
+    INKLING2_PARTS[0],
+    tower(
+        "multimodal projector",
+        "model.visual.",
+        towers::inkling2_loop_projector,
+    ),
 ];
 
 /// Idefics3's row, and SmolVLM's, its twin under another name.

@@ -64,6 +64,33 @@ mod tests {
         load_json("cfg.json", &v.to_string(), "t", false).unwrap_err()
     }
 
+    /// PaliGemma's language model takes the flag its wrapper sets (the prompt a prefix seen
+    /// both ways, positions from 1); Gemma alone refuses it.
+    #[test]
+    fn paligemma_reads_the_bidirectional_flag_its_wrapper_sets() {
+        use crate::spec::Position;
+        let text = json!({"model_type": "gemma", "hidden_size": 32, "num_hidden_layers": 1,
+            "num_attention_heads": 2, "num_key_value_heads": 1, "head_dim": 16, "intermediate_size": 48,
+            "vocab_size": 97, "use_bidirectional_attention": true});
+        let s = load_json(
+            "cfg.json",
+            &json!({"model_type": "paligemma", "text_config": text,
+            "projection_dim": 32})
+            .to_string(),
+            "t",
+            false,
+        )
+        .unwrap();
+        assert!(s.prefix_lm);
+        let Position::Rope(r) = &s.position else {
+            panic!("no RoPE")
+        };
+        assert_eq!(r.start, 1);
+        assert!(s.image.is_some());
+        let e = field_of(text);
+        assert_eq!(e.field, "use_bidirectional_attention", "{e}");
+    }
+
     /// The Qwen vision-language models' refusals, each where transformers fails: a `head_dim`
     /// other than hidden / heads in Qwen2-VL (its attention is that wide, its RoPE head_dim
     /// wide); RoPE type `mrope` in Qwen3-VL, whose class reads no such type (Qwen2-VL's reads it

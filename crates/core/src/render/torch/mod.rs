@@ -216,8 +216,18 @@ pub fn module(spec: &Spec) -> String {
     format!("{}\n\n\n{}\n\n\n{body}", docstring(spec), imports(&body))
 }
 
-/// The module's classes and functions, after its docstring and imports.
+/// The module's classes and functions, after its docstring and imports: the model's, and the
+/// loader's filter of a checkpoint's towers where it holds the language model alone.
 fn assemble(spec: &Spec) -> String {
+    let classes = classes(spec);
+    match model::language_model_only(spec) {
+        Some(filter) => format!("{}\n\n\n{filter}\n", classes.trim_end()),
+        None => classes,
+    }
+}
+
+/// The model's classes and functions.
+fn classes(spec: &Spec) -> String {
     if let Some(bl) = spec.bytes() {
         return blt::module(spec, bl);
     }

@@ -561,23 +561,26 @@ class Model(nn.Module):
             &[("prefix", module.to_string())],
         );
     }
-    if !spec.towers.is_empty() {
-        let parts: Vec<String> = spec
-            .towers
-            .iter()
-            .map(|p| format!("{:?}", p.prefix))
-            .collect();
-        out += &fill(
-            r#"
+    out
+}
 
-
-def language_model_only(state_dict):
+/// Where the module holds a multimodal checkpoint's language model alone (its towers not run),
+/// the function that drops the towers' tensors from the checkpoint before it loads.
+pub(super) fn language_model_only(spec: &Spec) -> Option<String> {
+    if spec.towers.is_empty() || spec.image.is_some() {
+        return None;
+    }
+    let parts: Vec<String> = spec
+        .towers
+        .iter()
+        .map(|p| format!("{:?}", p.prefix))
+        .collect();
+    Some(fill(
+        r#"def language_model_only(state_dict):
     """The checkpoint without its parts this module does not hold (${parts})."""
     return {k: v for k, v in state_dict.items() if not k.startswith((${parts},))}"#,
-            &[("parts", parts.join(", "))],
-        );
-    }
-    out
+        &[("parts", parts.join(", "))],
+    ))
 }
 
 pub(super) fn mtp(spec: &Spec) -> String {
