@@ -1258,31 +1258,7 @@ pub static FAMILIES: &[Family] = &[
     inner(llama(
         "glm4v_text",
         "GLM-4.1V",
-        LlamaLike {
-            qkv_bias: Bias::Always,
-            o_bias: Bias::Never,
-            mlp_bias: Bias::Never,
-            place: NormPlace::Sandwich,
-            fused_gate_up: true,
-            interleaved_rope: true,
-            layout: Layout::Glm4,
-            ..LlamaLike::llama(Defaults {
-                head_dim: HeadDim::Divided,
-                ..d(
-                    151_552,
-                    4096,
-                    13696,
-                    40,
-                    32,
-                    Some(2),
-                    None,
-                    32768,
-                    1e-5,
-                    10_000.0,
-                    false,
-                )
-            })
-        },
+        GLM4V_TEXT,
         None,
         &[TRAINING, MROPE_SECTIONS],
     )),
@@ -1292,13 +1268,7 @@ pub static FAMILIES: &[Family] = &[
         "GLM-OCR",
         LlamaLike {
             qkv_bias: Bias::Never,
-            o_bias: Bias::Never,
-            mlp_bias: Bias::Never,
-            place: NormPlace::Sandwich,
-            fused_gate_up: true,
-            interleaved_rope: true,
-            layout: Layout::Glm4,
-            ..LlamaLike::llama(Defaults {
+            defaults: Defaults {
                 head_dim: HeadDim::Divided,
                 ..d(
                     59_392,
@@ -1313,7 +1283,8 @@ pub static FAMILIES: &[Family] = &[
                     10_000.0,
                     false,
                 )
-            })
+            },
+            ..GLM4V_TEXT
         },
         None,
         &[TRAINING, MROPE_SECTIONS],
@@ -6017,6 +5988,33 @@ const INKLING2_LOOP_PARTS: &[Part] = &[
         towers::inkling2_loop_projector,
     ),
 ];
+
+/// GLM-4.1V's language model.
+const GLM4V_TEXT: LlamaLike = LlamaLike {
+    qkv_bias: Bias::Always,
+    o_bias: Bias::Never,
+    mlp_bias: Bias::Never,
+    place: NormPlace::Sandwich,
+    fused_gate_up: true,
+    interleaved_rope: true,
+    layout: Layout::Glm4,
+    ..LlamaLike::llama(Defaults {
+        head_dim: HeadDim::Divided,
+        ..d(
+            151_552,
+            4096,
+            13696,
+            40,
+            32,
+            Some(2),
+            None,
+            32768,
+            1e-5,
+            10_000.0,
+            false,
+        )
+    })
+};
 
 /// Idefics3's row, and SmolVLM's, its twin under another name.
 const fn idefics3_like(model_type: &'static str, name: &'static str) -> Family {

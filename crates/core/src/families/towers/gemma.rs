@@ -2,7 +2,9 @@
 //! MobileNetV5 and audio encoder, Gemma 4's towers and embedders.
 
 use super::*;
-use crate::spec::{Act, Gemma3Vision, ImageEncoder, ImageInput, PaliGemmaVision, Placeholders};
+use crate::spec::{
+    Act, Gemma3Vision, ImageEncoder, ImageInput, PaliGemmaVision, Placeholders, VisionTower,
+};
 
 /// Gemma 3's vision tower: SigLIP's patch embedding (a convolution) and learned positions, its
 /// encoder layers (LayerNorms, attention with biases, a biased two-layer MLP), its last
@@ -37,18 +39,7 @@ pub fn gemma3_image(top: &Config) -> Result<Option<ImageInput>> {
         return Ok(None);
     };
     let v = &s.v;
-    let Some(image) = square(v, "image_size", SIGLIP.0)? else {
-        return Ok(None);
-    };
-    let (heads, eps, act) = match v {
-        Some(c) => (
-            c.size("num_attention_heads", Some(12))?,
-            c.float("layer_norm_eps", 1e-6)?,
-            activation(c, "hidden_act", "gelu_pytorch_tanh")?,
-        ),
-        None => (12, 1e-6, Some(Act::GeluTanh)),
-    };
-    let Some(act) = act else {
+    let Some(tower) = siglip_tower(top, &s, SIGLIP.0, 12)? else {
         return Ok(None);
     };
     let tokens = top.size("mm_tokens_per_image", Some(256))?;
@@ -66,7 +57,7 @@ pub fn gemma3_image(top: &Config) -> Result<Option<ImageInput>> {
             close: token_id(top, "eoi_token_index", "eoi_token_id", 256_000)?,
         },
         encoder: ImageEncoder::Gemma3(Gemma3Vision {
-            tower: s.runs(top, "vision_tower.", image, heads, eps, act)?,
+            tower,
             projector: "multi_modal_projector.".into(),
             tokens,
             head: flag(v, "vision_use_head", true)?,
@@ -112,18 +103,7 @@ pub fn paligemma_image(top: &Config) -> Result<Option<ImageInput>> {
         return Ok(None);
     };
     let v = &s.v;
-    let Some(image) = square(v, "image_size", PALIGEMMA_SIGLIP.0)? else {
-        return Ok(None);
-    };
-    let (heads, eps, act) = match v {
-        Some(c) => (
-            c.size("num_attention_heads", Some(12))?,
-            c.float("layer_norm_eps", 1e-6)?,
-            activation(c, "hidden_act", "gelu_pytorch_tanh")?,
-        ),
-        None => (16, 1e-6, Some(Act::GeluTanh)),
-    };
-    let Some(act) = act else {
+    let Some(tower) = siglip_tower(top, &s, PALIGEMMA_SIGLIP.0, 16)? else {
         return Ok(None);
     };
     // The text width: its config's, else its class's (Gemma's 3,072, Gemma 2's 2,304).
@@ -141,11 +121,35 @@ pub fn paligemma_image(top: &Config) -> Result<Option<ImageInput>> {
         token: token_id(top, "image_token_index", "image_token_id", 256_000)?,
         placeholders: Placeholders::Prefix,
         encoder: ImageEncoder::PaliGemma(PaliGemmaVision {
-            tower: s.runs(top, "vision_tower.", image, heads, eps, act)?,
+            tower,
             projector: "multi_modal_projector.".into(),
             head: flag(v, "vision_use_head", v.is_some())?,
         }),
     }))
+}
+
+/// SigLIP's tower `s` as the image encoders run it, under `vision_tower.`: its image (`image`
+/// by default), heads (`heads` where the wrapper has no vision config), ε and activation;
+/// `None` where it cannot run an image (a rectangular image, an activation the towers do not
+/// run).
+fn siglip_tower(top: &Config, s: &Vit, image: u64, heads: u64) -> Result<Option<VisionTower>> {
+    let v = &s.v;
+    let Some(image) = square(v, "image_size", image)? else {
+        return Ok(None);
+    };
+    let (heads, eps, act) = match v {
+        Some(c) => (
+            c.size("num_attention_heads", Some(12))?,
+            c.float("layer_norm_eps", 1e-6)?,
+            activation(c, "hidden_act", "gelu_pytorch_tanh")?,
+        ),
+        None => (heads, 1e-6, Some(Act::GeluTanh)),
+    };
+    let Some(act) = act else {
+        return Ok(None);
+    };
+    s.runs(top, "vision_tower.", image, heads, eps, act)
+        .map(Some)
 }
 
 /// Gemma 4's sub-config `key`: `None` where the wrapper has none (its class then builds no such
