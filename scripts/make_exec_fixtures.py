@@ -1161,6 +1161,12 @@ CONFIGS = {
 
 
 CONFIGS["inkling2-wrapped"]["text_config"] = CONFIGS["inkling2"]
+# Mistral Small 4's layout: Mistral 4 in Mistral 3's wrapper, on text; Pixtral's tower not run.
+CONFIGS["mistral3-mistral4"] = dict(model_type="mistral3", architectures=["Mistral3ForConditionalGeneration"],
+                                    text_config={k: v for k, v in CONFIGS["mistral4"].items() if k != "architectures"},
+                                    vision_config=dict(model_type="pixtral", hidden_size=16, intermediate_size=24,
+                                                       num_hidden_layers=1, num_attention_heads=2, head_dim=8,
+                                                       image_size=32, patch_size=8), image_token_index=96)
 
 
 # Correction biases scaled up where the test must tell where the bias joins (randomize's 0.1 is

@@ -452,6 +452,19 @@ def unseen_paligemma(rng):
     return raw
 
 
+def unseen_mistral3_mistral4(rng):
+    """Mistral 3's wrapper around Mistral 4 (Mistral Small 4's layout): Pixtral's tower of its own
+    sizes beside the language model's unseen configs."""
+    text = unseen_mistral4(rng)
+    del text["architectures"]
+    vision = {"model_type": "pixtral", "hidden_size": rng.choice([32, 64]), "intermediate_size": rng.choice([40, 72]),
+              "num_hidden_layers": rng.randint(1, 2), "num_attention_heads": 2, "head_dim": 16,
+              "image_size": 64, "patch_size": rng.choice([8, 16])}
+    return {"model_type": "mistral3", "architectures": ["Mistral3ForConditionalGeneration"], "text_config": text,
+            "vision_config": vision, "spatial_merge_size": rng.choice([1, 2]),
+            "tie_word_embeddings": rng.random() < 0.3}
+
+
 def unseen_hy_v4(rng):
     raw = unseen_deepseek(rng, "deepseek_v32")
     del raw["num_key_value_heads"], raw["first_k_dense_replace"], raw["n_group"], raw["topk_group"]
@@ -1957,6 +1970,7 @@ UNSEEN = {
     "lfm3_vl": unseen_lfm3_vl,
     "inkling2": lambda rng: unseen_inkling2_wrapped(rng, "inkling2", unseen_inkling2),
     "inkling2_loop": lambda rng: unseen_inkling2_wrapped(rng, "inkling2_loop", unseen_inkling2_loop),
+    "mistral3_mistral4": unseen_mistral3_mistral4,
 }
 
 
