@@ -75,7 +75,7 @@ pub struct Model {
     pair_bias: std::cell::RefCell<Option<(Vec<f32>, Vec<u32>)>>,
     /// The block each query of the pass sees both ways, where some do (an image's tokens in
     /// Gemma 3, PaliGemma's prompt): `Rule::reach`.
-    reach: std::cell::RefCell<Option<Blocks>>,
+    reach: std::cell::RefCell<Option<attention::Blocks>>,
     /// The pass's 3-D rotary positions (time, row, column) of each token, where the model's
     /// image takes them (M-RoPE, Qwen2-VL): `image::positions`.
     positions: std::cell::RefCell<Option<Vec<[i64; 3]>>>,
@@ -331,13 +331,6 @@ impl From<Fault> for Error {
 }
 
 type Res<T> = std::result::Result<T, Fault>;
-
-/// The pass's blocks of queries that see each other both ways: `crate::attention::Reach`,
-/// owned.
-struct Blocks {
-    blocks: Vec<(usize, usize)>,
-    within_span: bool,
-}
 
 impl Model {
     /// How its weights are held, in words (`Weights::held`).
@@ -773,14 +766,14 @@ impl Model {
         // Tokens that see each other both ways: an image's (Gemma 3), or the first pass's
         // (PaliGemma's prompt); each query's block.
         *self.reach.borrow_mut() = if spec.prefix_lm && cache.pos == 0 {
-            Some(Blocks {
+            Some(attention::Blocks {
                 blocks: vec![(0, t - 1); t],
                 within_span: false,
             })
         } else {
             (image.and(spec.image.as_ref()))
                 .filter(|i| i.encoder.both_ways())
-                .map(|i| Blocks {
+                .map(|i| attention::Blocks {
                     blocks: image::reach(ids, i.token, cache.pos),
                     within_span: true,
                 })

@@ -654,3 +654,10 @@ pub(super) fn l2_clip(x: &Tensor, c: f64) -> R<Tensor> {
 pub(super) fn unit(x: &Tensor, eps: f64) -> R<Tensor> {
     x.broadcast_div(&(x.sqr()?.sum_keepdim(D::Minus1)? + eps)?.sqrt()?)
 }
+
+/// The pass's blocks of queries that see each other both ways: `crate::attention::Reach`,
+/// owned.
+pub(super) struct Blocks {
+    pub(super) blocks: Vec<(usize, usize)>,
+    pub(super) within_span: bool,
+}
