@@ -47,9 +47,9 @@ const TILE: usize = 64;
 pub(crate) const PROMPT: usize = 4;
 
 mod block;
-pub(crate) use block::{e8m0_half, MXFP4_DOUBLED};
-use block::{k4_scale_min, q3k_scale};
-pub use block::{mxfp4_blocks, Block};
+pub(crate) use block::{e8m0_half, IQ4NL, MXFP4_DOUBLED};
+use block::{iq4xs_scale, k4_scale_min, q3k_scale};
+pub use block::{mxfp4_blocks, Block, FP4_LEVELS, NF4_LEVELS};
 
 /// What every product asserts: `x` is [m, n] and `y` [m, out], and this CPU runs `path`.
 pub(crate) fn check_product(path: Path, x: &[f32], y: &[f32], m: usize, n: usize, out: usize) {
@@ -453,11 +453,10 @@ pub(crate) mod x86 {
         _mm256_and_si256(both, _mm256_set1_epi8(15))
     }
 
-    /// 32 e2m1 codes at `p` (the low nibbles first) as their values doubled.
+    /// 32 codes at `p` (the low nibbles first) as the `levels` they index.
     #[inline(always)]
-    unsafe fn e2m1(p: *const u8) -> __m256i {
-        let lut =
-            _mm256_broadcastsi128_si256(_mm_loadu_si128(super::MXFP4_DOUBLED.as_ptr().cast()));
+    unsafe fn levels(p: *const u8, levels: &[i8; 16]) -> __m256i {
+        let lut = _mm256_broadcastsi128_si256(_mm_loadu_si128(levels.as_ptr().cast()));
         _mm256_shuffle_epi8(lut, nibbles(p))
     }
 
@@ -491,6 +490,10 @@ pub(crate) mod x86 {
     const Q3K: u8 = 9;
     const G128: u8 = 10;
     const NV: u8 = 11;
+    const NL: u8 = 12;
+    const XS: u8 = 13;
+    const NF: u8 = 14;
+    const FP: u8 = 15;
 
     /// Calls `$f::<format>($args)` for `$block`.
     macro_rules! by_block {
@@ -508,6 +511,10 @@ pub(crate) mod x86 {
                 Block::Mxfp4 => $f::<MX>($($arg),*),
                 Block::Int4G128 => $f::<G128>($($arg),*),
                 Block::Nvfp4 => $f::<NV>($($arg),*),
+                Block::Iq4Nl => $f::<NL>($($arg),*),
+                Block::Iq4Xs => $f::<XS>($($arg),*),
+                Block::Nf4 => $f::<NF>($($arg),*),
+                Block::Fp4 => $f::<FP>($($arg),*),
             }
         };
     }
@@ -527,7 +534,8 @@ pub(crate) mod x86 {
             MX => (17, 32, false),
             Q8_0 => (34, 32, false),
             G128 => (68, 128, true),
-            NV => (18, 32, false),
+            NV | NL | NF | FP => (18, 32, false),
+            XS => (136, 256, false),
             _ => panic!("no such format"),
         }
     }
@@ -601,8 +609,24 @@ pub(crate) mod x86 {
                 let d = half(p) * s as f32;
                 (q, [d, d], -half(p.add(2)) * m as f32)
             }
-            MX => (e2m1(p.add(1)), [super::e8m0_half(*p); 2], 0.0),
-            NV => (e2m1(p.add(2)), [e4m3(*p) * 0.5, e4m3(*p.add(1)) * 0.5], 0.0),
+            MX => (
+                levels(p.add(1), &super::MXFP4_DOUBLED),
+                [super::e8m0_half(*p); 2],
+                0.0,
+            ),
+            NV => (
+                levels(p.add(2), &super::MXFP4_DOUBLED),
+                [e4m3(*p) * 0.5, e4m3(*p.add(1)) * 0.5],
+                0.0,
+            ),
+            NL => (levels(p.add(2), &super::IQ4NL), [half(p); 2], 0.0),
+            NF => (levels(p.add(2), &super::NF4_LEVELS), [half(p); 2], 0.0),
+            FP => (levels(p.add(2), &super::FP4_LEVELS), [half(p); 2], 0.0),
+            XS => {
+                let b = std::slice::from_raw_parts(p, 8);
+                let d = half(p) * super::iq4xs_scale(b, k) as f32;
+                (levels(p.add(8 + 16 * k), &super::IQ4NL), [d, d], 0.0)
+            }
             Q4_0 => {
                 let q = _mm256_sub_epi8(nibbles(p.add(2)), _mm256_set1_epi8(8));
                 (q, [half(p); 2], 0.0)
@@ -1125,7 +1149,13 @@ mod tests {
             Block::Q4K => GgmlDType::Q4K,
             Block::Q5K => GgmlDType::Q5K,
             Block::Q6K => GgmlDType::Q6K,
-            Block::Mxfp4 | Block::Int4G128 | Block::Nvfp4 => unreachable!("candle has no {b:?}"),
+            Block::Mxfp4
+            | Block::Int4G128
+            | Block::Nvfp4
+            | Block::Iq4Nl
+            | Block::Iq4Xs
+            | Block::Nf4
+            | Block::Fp4 => unreachable!("candle has no {b:?}"),
         }
     }
 
@@ -1183,6 +1213,70 @@ mod tests {
         (bytes, values)
     }
 
+    /// `w` [out, n] in a table format of 32 (`Block::Iq4Nl`, `Nf4`, `Fp4`): each block's d its
+    /// largest magnitude over the largest level, in f16, each value the nearest level; and the
+    /// values those hold.
+    fn table32(block: Block, w: &[f32]) -> (Vec<u8>, Vec<f32>) {
+        let levels = block.levels().unwrap();
+        let top = levels.iter().map(|l| l.unsigned_abs()).max().unwrap() as f32;
+        let (mut bytes, mut values) = (vec![], vec![]);
+        for b in w.chunks_exact(32) {
+            let amax = b.iter().fold(0f32, |a, v| a.max(v.abs()));
+            let d = f16::from_f32(amax / top);
+            let codes = nearest_levels(b, levels, d.to_f32());
+            bytes.extend(d.to_le_bytes());
+            bytes.extend((0..16).map(|i| codes[i] | codes[i + 16] << 4));
+            values.extend(
+                codes
+                    .iter()
+                    .map(|&c| d.to_f32() * levels[c as usize] as f32),
+            );
+        }
+        (bytes, values)
+    }
+
+    /// `w` [out, n] in IQ4_XS's super-blocks of 256: d the largest block magnitude over
+    /// 127 · 31, each block's scale the nearest that covers it, each value the nearest level.
+    fn iq4_xs(w: &[f32]) -> (Vec<u8>, Vec<f32>) {
+        let (mut bytes, mut values) = (vec![], vec![]);
+        for sb in w.chunks_exact(256) {
+            let amax = sb.iter().fold(0f32, |a, v| a.max(v.abs()));
+            let d = f16::from_f32(amax / (127.0 * 31.0));
+            let (mut high, mut low, mut qs) = (0u16, [0u8; 4], vec![]);
+            for (k, b) in sb.chunks_exact(32).enumerate() {
+                let bmax = b.iter().fold(0f32, |a, v| a.max(v.abs()));
+                let ls = if d.to_f32() > 0.0 {
+                    ((bmax / 127.0 / d.to_f32()).round() as i32 + 32).clamp(0, 63)
+                } else {
+                    32
+                };
+                low[k / 2] |= ((ls & 15) as u8) << (4 * (k % 2));
+                high |= ((ls >> 4) as u16) << (2 * k);
+                let dl = d.to_f32() * (ls - 32) as f32;
+                let codes = nearest_levels(b, &IQ4NL, dl);
+                qs.extend((0..16).map(|i| codes[i] | codes[i + 16] << 4));
+                values.extend(codes.iter().map(|&c| dl * IQ4NL[c as usize] as f32));
+            }
+            bytes.extend(d.to_le_bytes());
+            bytes.extend(high.to_le_bytes());
+            bytes.extend(low);
+            bytes.extend(qs);
+        }
+        (bytes, values)
+    }
+
+    /// The code of the level nearest each value of `b`, the levels times `d`.
+    fn nearest_levels(b: &[f32], levels: &[i8; 16], d: f32) -> Vec<u8> {
+        let err = |c: u8, v: f32| (levels[c as usize] as f32 * d - v).abs();
+        b.iter()
+            .map(|&v| {
+                (0..16u8)
+                    .min_by(|&a, &c| err(a, v).total_cmp(&err(c, v)))
+                    .unwrap()
+            })
+            .collect()
+    }
+
     /// MXFP4's codes' values, as the format defines them (not doubled).
     const E2M1: [f32; 16] = [
         0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0, -0.0, -0.5, -1.0, -1.5, -2.0, -3.0, -4.0, -6.0,
@@ -1225,6 +1319,13 @@ mod tests {
                 nvfp4(&w)
             } else {
                 int4_g128(&w)
+            };
+            return (QLinear::new(b, bytes, out, n).unwrap(), values);
+        }
+        if matches!(b, Block::Iq4Nl | Block::Nf4 | Block::Fp4 | Block::Iq4Xs) {
+            let (bytes, values) = match b {
+                Block::Iq4Xs => iq4_xs(&w),
+                _ => table32(b, &w),
             };
             return (QLinear::new(b, bytes, out, n).unwrap(), values);
         }
@@ -1395,6 +1496,15 @@ mod tests {
                             h(b, 0) * ((byte >> (4 * (i % 32 / 16))) & 15) as f32 + h(b, 2)
                         })
                     }).collect()
+                } else if let Some(id) = [(Block::Iq4Nl, 20), (Block::Iq4Xs, 23)].iter().find(|b| b.0 == block).map(|b| b.1) {
+                    anatomy_checkpoint::dequant::dequantize(id, &bytes).unwrap()
+                } else if matches!(block, Block::Nf4 | Block::Fp4) {
+                    // d · level in IQ4_NL's order: the low nibbles, then the high ones.
+                    let levels = if block == Block::Nf4 { NF4_LEVELS } else { FP4_LEVELS };
+                    bytes.chunks_exact(18).flat_map(|b| {
+                        let d = f16::from_le_bytes([b[0], b[1]]).to_f32();
+                        (0..32).map(move |i| d * levels[((b[2 + i % 16] >> (4 * (i / 16))) & 15) as usize] as f32)
+                    }).collect()
                 } else if block == Block::Mxfp4 {
                     // code · 2^(e − 127) in ggml's order: the low nibbles, then the high ones.
                     bytes.chunks_exact(17).flat_map(|b| {
@@ -1413,6 +1523,24 @@ mod tests {
                     prop_assert_eq!(&got, &ggml, "{:?} on {:?}", block, path);
                 }
             }
+        }
+    }
+
+    /// The NF4 and FP4 levels are bitsandbytes' code books (`get_4bit_type`) times 127 and
+    /// 120, rounded.
+    #[test]
+    fn the_code_book_levels_are_bitsandbytes_rounded() {
+        const NF4: [f32; 16] = [
+            -1.0, -0.6961928, -0.5250731, -0.3949175, -0.2844414, -0.1847734, -0.0910500, 0.0,
+            0.0795803, 0.1609302, 0.2461123, 0.3379152, 0.4407098, 0.5626170, 0.7229568, 1.0,
+        ];
+        let fp4 = [0.0, 0.0625, 8.0, 12.0, 4.0, 6.0, 2.0, 3.0].map(|v: f32| v / 12.0);
+        for (c, &v) in NF4.iter().enumerate() {
+            assert_eq!(NF4_LEVELS[c], (v * 127.0).round() as i8);
+        }
+        for (c, &v) in fp4.iter().enumerate() {
+            assert_eq!(FP4_LEVELS[c], (v * 120.0).round() as i8);
+            assert_eq!(FP4_LEVELS[c + 8], -FP4_LEVELS[c]);
         }
     }
 

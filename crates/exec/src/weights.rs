@@ -492,18 +492,18 @@ impl Weights {
             }
             progress(i + 1, names.len());
         }
-        // Types candle does not read: dequantized here, to bf16 for a projection held as
-        // stored, else to f32.
+        // Types candle does not read: held in their blocks where `qlinear` multiplies them,
+        // else dequantized here, to bf16 for a projection held as stored, to f32 otherwise.
         for t in header.tensors.iter().filter(|t| t.dtype.is_none()) {
             let name = &t.name;
             let key = anatomy_checkpoint::gguf::tensor_name(arch, name);
             let kind = anatomy_checkpoint::gguf_header::type_name(t.type_id);
             let data = header.raw(&mut reader, t).map_err(|e| err(&shown, e))?;
             let dims: Vec<usize> = t.shape.iter().map(|&d| d as usize).collect();
-            // MXFP4 is ggml's block_mxfp4 as `qlinear` multiplies it (gpt-oss's experts): held as
-            // stored, a matrix or each expert of a stack, in its blocks.
-            let mxfp4 = t.type_id == 39 && hold == Hold::Stored;
-            if let (true, &[out, n] | &[_, out, n]) = (mxfp4, &dims[..]) {
+            // MXFP4 (gpt-oss's experts), IQ4_NL and IQ4_XS are blocks `qlinear` multiplies as
+            // ggml stores them: held as stored, a matrix or each expert of a stack.
+            let own = Block::of_ggml(t.type_id).filter(|_| hold == Hold::Stored);
+            if let (Some(block), &[out, n] | &[_, out, n]) = (own, &dims[..]) {
                 let experts = dims.len() == 3;
                 let transposed = anatomy_checkpoint::gguf::transposed(arch, name);
                 let plain =
@@ -516,7 +516,7 @@ impl Weights {
                         false => vec![&data[..]],
                     };
                     for (e, bytes) in parts.into_iter().enumerate() {
-                        let mut q = QLinear::new(Block::Mxfp4, bytes.to_vec(), out, n);
+                        let mut q = QLinear::new(block, bytes.to_vec(), out, n);
                         if let Some(order) = &order {
                             q = q.and_then(|q| q.reordered(order.clone()));
                         }

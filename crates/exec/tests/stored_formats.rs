@@ -491,9 +491,8 @@ fn dorys_released_two_block_layout_verifies_and_runs() {
 
 /// GGUFs in types candle does not read (scripts/make_iquant_fixtures.py: IQ4_NL quantized by
 /// llama.cpp, MXFP4 by gguf-py, a dense and a mixture-of-experts toy) verify, and run as the
-/// same weights dequantized by gguf-py: within 1e-4 widened to f32; held as stored, IQ4_NL
-/// dequantized to bf16 at load (measured 0.3% of the logits' largest magnitude) and MXFP4 in
-/// its blocks through `qlinear`'s kernel (activations quantized: 0.004%), within 1%.
+/// same weights dequantized by gguf-py: within 1e-4 widened to f32; held as stored, IQ4_NL and
+/// MXFP4 in their blocks through `qlinear`'s kernels (activations quantized), within 1%.
 #[test]
 fn ggufs_in_types_candle_lacks_run_as_their_reference_dequantization() {
     for fixture in ["qwen3", "qwen3-moe"] {
@@ -511,20 +510,29 @@ fn reference_dequantization(fixture: &str) {
     let expected: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("expected.json")).unwrap()).unwrap();
     let ids: Vec<u32> = serde_json::from_value(expected["ids"].clone()).unwrap();
-    let logits = |file: &str, hold: Hold| -> Vec<f32> {
+    let logits = |file: &str, hold: Hold| -> (Vec<f32>, String) {
         let m = verified_model(&dir.join(file), hold);
-        m.forward(&ids, &mut Cache::new(m.spec.layers as usize))
+        let v = m
+            .forward(&ids, &mut Cache::new(m.spec.layers as usize))
             .unwrap()
             .flatten_all()
             .unwrap()
             .to_vec1()
-            .unwrap()
+            .unwrap();
+        (v, m.held())
     };
     for kind in ["iq4_nl", "mxfp4"] {
-        let want = logits(&format!("model-{kind}-dequantized.gguf"), Hold::F32);
+        let (want, _) = logits(&format!("model-{kind}-dequantized.gguf"), Hold::F32);
         let scale = want.iter().fold(0f32, |m, x| m.max(x.abs()));
         for (hold, tolerance) in [(Hold::F32, 1e-4), (Hold::Stored, 0.01 * scale)] {
-            let got = logits(&format!("model-{kind}.gguf"), hold);
+            let (got, held) = logits(&format!("model-{kind}.gguf"), hold);
+            if hold == Hold::Stored {
+                let block = kind.to_uppercase();
+                assert!(
+                    held.contains(&format!("{block} × ")),
+                    "{fixture} {kind}: {held}"
+                );
+            }
             let apart = got
                 .iter()
                 .zip(&want)

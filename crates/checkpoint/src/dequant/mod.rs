@@ -9,7 +9,7 @@ use half::f16;
 use std::sync::OnceLock;
 
 /// IQ4_NL's sixteen levels (ggml-common.h `kvalues_iq4nl`), shared by IQ4_XS.
-const IQ4NL: [i8; 16] = [
+pub const IQ4NL: [i8; 16] = [
     -127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113,
 ];
 

@@ -28,10 +28,35 @@ pub enum Block {
     /// bytes, 4.5 bits a weight). Its values doubled are MXFP4's integers and its scales halved
     /// d; the matrix's global scale is `QLinear::scaled`'s.
     Nvfp4,
+    /// IQ4_NL: 32 values, an f16 d, then nibbles (Q4_0's order) indexing sixteen non-linear
+    /// levels from −127 to 113 (ggml's `kvalues_iq4nl`).
+    Iq4Nl,
+    /// IQ4_XS: IQ4_NL's levels in super-blocks of 256, an f16 d, then a 6-bit scale less 32 for
+    /// each 32 (two high bits of each in a u16, four low in 4 bytes), then 128 bytes of nibbles
+    /// (136 bytes, 4.25 bits a weight).
+    Iq4Xs,
+    /// bitsandbytes' NF4 code book in IQ4_NL's layout: its sixteen levels times 127, rounded
+    /// (`NF4_LEVELS`), d its block's absmax over 127. Not a GGUF type: the levels are within
+    /// 0.5 of the book's (0.4 % of the absmax), the price of integer sums.
+    Nf4,
+    /// bitsandbytes' FP4 code book the same way, times 120 (`FP4_LEVELS`: every level but
+    /// ±0.0625/12 an integer so), d the absmax over 120.
+    Fp4,
 }
 
+/// bitsandbytes' NF4 levels (`get_4bit_type("nf4")`) times 127, rounded.
+pub const NF4_LEVELS: [i8; 16] = [
+    -127, -88, -67, -50, -36, -23, -12, 0, 10, 20, 31, 43, 56, 71, 92, 127,
+];
+
+/// bitsandbytes' FP4 levels (`get_4bit_type("fp4")`: 0, 0.0625, 8, 12, 4, 6, 2, 3 and their
+/// negatives, over 12) times 120, rounded: 0.0625 · 10 to 1, the rest exact.
+pub const FP4_LEVELS: [i8; 16] = [
+    0, 1, 80, 120, 40, 60, 20, 30, 0, -1, -80, -120, -40, -60, -20, -30,
+];
+
 impl Block {
-    pub const ALL: [Block; 12] = [
+    pub const ALL: [Block; 16] = [
         Block::Q4_0,
         Block::Q4_1,
         Block::Q5_0,
@@ -44,6 +69,10 @@ impl Block {
         Block::Mxfp4,
         Block::Int4G128,
         Block::Nvfp4,
+        Block::Iq4Nl,
+        Block::Iq4Xs,
+        Block::Nf4,
+        Block::Fp4,
     ];
 
     /// Bytes of one stored block.
@@ -60,7 +89,8 @@ impl Block {
             Block::Q6K => 210,
             Block::Mxfp4 => 17,
             Block::Int4G128 => 68,
-            Block::Nvfp4 => 18,
+            Block::Nvfp4 | Block::Iq4Nl | Block::Nf4 | Block::Fp4 => 18,
+            Block::Iq4Xs => 136,
         }
     }
 
@@ -79,13 +109,17 @@ impl Block {
             Block::Mxfp4 => "MXFP4",
             Block::Int4G128 => "INT4_G128",
             Block::Nvfp4 => "NVFP4",
+            Block::Iq4Nl => "IQ4_NL",
+            Block::Iq4Xs => "IQ4_XS",
+            Block::Nf4 => "NF4",
+            Block::Fp4 => "FP4",
         }
     }
 
     /// Values of one stored block.
     pub fn values(self) -> usize {
         match self {
-            Block::Q3K | Block::Q4K | Block::Q5K | Block::Q6K => 256,
+            Block::Q3K | Block::Q4K | Block::Q5K | Block::Q6K | Block::Iq4Xs => 256,
             Block::Int4G128 => 128,
             Block::Q4_0
             | Block::Q4_1
@@ -93,7 +127,10 @@ impl Block {
             | Block::Q5_1
             | Block::Q8_0
             | Block::Mxfp4
-            | Block::Nvfp4 => QK,
+            | Block::Nvfp4
+            | Block::Iq4Nl
+            | Block::Nf4
+            | Block::Fp4 => QK,
         }
     }
 
@@ -120,6 +157,36 @@ impl Block {
             G::Q6K => Block::Q6K,
             _ => return None,
         })
+    }
+
+    /// The format of ggml's type number `id` among those candle does not read.
+    pub fn of_ggml(id: u32) -> Option<Block> {
+        Some(match id {
+            20 => Block::Iq4Nl,
+            23 => Block::Iq4Xs,
+            39 => Block::Mxfp4,
+            _ => return None,
+        })
+    }
+
+    /// The sixteen levels a table format's nibbles index.
+    pub(crate) fn levels(self) -> Option<&'static [i8; 16]> {
+        match self {
+            Block::Iq4Nl | Block::Iq4Xs => Some(&IQ4NL),
+            Block::Nf4 => Some(&NF4_LEVELS),
+            Block::Fp4 => Some(&FP4_LEVELS),
+            Block::Mxfp4 | Block::Nvfp4 => Some(&MXFP4_DOUBLED),
+            Block::Q4_0
+            | Block::Q4_1
+            | Block::Q5_0
+            | Block::Q5_1
+            | Block::Q8_0
+            | Block::Q3K
+            | Block::Q4K
+            | Block::Q5K
+            | Block::Q6K
+            | Block::Int4G128 => None,
+        }
     }
 
     /// Values 32j..32j + 32 of the stored `row` as integers q, w = d·q + m with d for each 16
@@ -175,12 +242,21 @@ impl Block {
                 ([d, d], -h(b, 2) * m as f32)
             }
             Block::Mxfp4 => {
-                mxfp4_codes(&b[1..17], q);
+                level_codes(&b[1..17], &MXFP4_DOUBLED, q);
                 ([e8m0_half(b[0]); 2], 0.0)
             }
             Block::Nvfp4 => {
-                mxfp4_codes(&b[2..18], q);
+                level_codes(&b[2..18], &MXFP4_DOUBLED, q);
                 ([e4m3(b[0]) * 0.5, e4m3(b[1]) * 0.5], 0.0)
+            }
+            Block::Iq4Nl | Block::Nf4 | Block::Fp4 => {
+                level_codes(&b[2..18], self.levels().expect("a table format"), q);
+                ([h(b, 0); 2], 0.0)
+            }
+            Block::Iq4Xs => {
+                level_codes(&b[8 + 16 * k..][..16], &IQ4NL, q);
+                let d = h(b, 0) * iq4xs_scale(b, k) as f32;
+                ([d, d], 0.0)
             }
             Block::Q8_0 => {
                 for (q, &v) in q.iter_mut().zip(&b[2..34]) {
@@ -212,12 +288,20 @@ impl Block {
     }
 }
 
-/// 32 e2m1 codes, the low nibbles first, as their values doubled.
-fn mxfp4_codes(codes: &[u8], q: &mut [i8]) {
+/// 32 codes' `levels`, the low nibbles first.
+fn level_codes(codes: &[u8], levels: &[i8; 16], q: &mut [i8]) {
     for i in 0..16 {
-        q[i] = MXFP4_DOUBLED[(codes[i] & 15) as usize];
-        q[i + 16] = MXFP4_DOUBLED[(codes[i] >> 4) as usize];
+        q[i] = levels[(codes[i] & 15) as usize];
+        q[i + 16] = levels[(codes[i] >> 4) as usize];
     }
+}
+
+/// The scale of 32-value block k of an IQ4_XS super-block `b`: four low bits from byte 4 + k/2,
+/// two high bits from the u16 at byte 2, less 32 (ggml's dequantize_row_iq4_xs).
+pub(super) fn iq4xs_scale(b: &[u8], k: usize) -> i32 {
+    let low = (b[4 + k / 2] >> (4 * (k % 2))) & 15;
+    let high = ((u16::from_le_bytes([b[2], b[3]]) >> (2 * k)) & 3) as u8;
+    (low | (high << 4)) as i32 - 32
 }
 
 pub(super) fn le32(b: &[u8]) -> u32 {
@@ -257,7 +341,7 @@ pub(super) fn q3k_scale(b: &[u8], i: usize) -> f32 {
 }
 
 use crate::floatlinear::e4m3;
-pub(crate) use anatomy_checkpoint::dequant::{e8m0_half, MXFP4_DOUBLED};
+pub(crate) use anatomy_checkpoint::dequant::{e8m0_half, IQ4NL, MXFP4_DOUBLED};
 
 /// An MXFP4 weight as gpt-oss's checkpoints store it, [rows, groups, 16] bytes (two values a
 /// byte, the low nibble first) and [rows, groups] e8m0 scales, in ggml's block_mxfp4 layout
