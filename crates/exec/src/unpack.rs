@@ -79,10 +79,13 @@ impl Codes {
             self.inp.is_multiple_of(run)
                 && (self.group.chunks_exact(run)).all(|g| g.iter().all(|&x| x == g[0]))
         };
+        let f16 = |v: f32| half::f16::from_f32(v);
+        if self.bits == 8 && shared(32) {
+            return self.q8_0();
+        }
         if self.bits != 4 || !shared(32) {
             return None;
         }
-        let f16 = |v: f32| half::f16::from_f32(v);
         let symmetric = (self.scale.iter().zip(&self.offset))
             .all(|(&s, &m)| m == -8.0 * s && f16(s).to_f32() == s);
         let block = match (shared(128), symmetric) {
@@ -105,6 +108,28 @@ impl Codes {
             }
         }
         Some((block, data))
+    }
+}
+
+impl Codes {
+    /// 8-bit codes offset by 128 (w = scale · (code − 128), every offset −128 · scale) as Q8_0
+    /// blocks: each 32's scale rounded to f16 (2⁻¹¹ of it), the codes exact.
+    fn q8_0(&self) -> Option<(Block, Vec<u8>)> {
+        let symmetric = (self.scale.iter().zip(&self.offset)).all(|(&s, &m)| m == -128.0 * s);
+        if !symmetric {
+            return None;
+        }
+        let blocks = self.inp / 32;
+        let mut data = Vec::with_capacity(self.out * blocks * Block::Q8_0.bytes());
+        for o in 0..self.out {
+            for k in 0..blocks {
+                let g = o * self.groups + self.group[32 * k];
+                data.extend(half::f16::from_f32(self.scale[g]).to_le_bytes());
+                let codes = &self.codes[o * self.inp + 32 * k..][..32];
+                data.extend(codes.iter().map(|&c| c.wrapping_sub(128)));
+            }
+        }
+        Some((Block::Q8_0, data))
     }
 }
 
@@ -238,12 +263,18 @@ pub fn unpack(
             Quant::Compressed { .. } => compressed(&mut p, quant)?,
             Quant::Mlx { bits, group } => mlx(&mut p, *bits as usize, *group as usize)?,
             Quant::Bnb(b) if b.kind == BnbKind::Int8 => bnb8(&mut p)?,
-            // A code book, not an affine map: dequantized, never held as blocks.
+            // A code book, not an affine map: held in NF4 or FP4 blocks, or dequantized.
             Quant::Bnb(_) => {
-                let (out, inp, w) = bnb4(&mut p, primary)?;
-                let t = Tensor::from_vec(w, (out, inp), &Device::Cpu)
-                    .map_err(|e| p.bad(e.to_string()))?;
-                floats.insert(format!("{module}.weight"), t);
+                let m = bnb4(&mut p, primary)?;
+                let held = || m.held().map(Stored::Own);
+                let widened = || (m.out, m.inp, m.dequantize());
+                hold(
+                    stored.as_deref_mut(),
+                    floats,
+                    (shown, &module),
+                    held,
+                    widened,
+                )?;
                 continue;
             }
             // Refused before the loop.
@@ -274,7 +305,10 @@ pub fn unpack(
                 floats,
             };
             let m = scaled(&mut p, quant)?;
-            let held = || m.fp8_linear().map(Stored::Fp8);
+            let held = || match m.fp8 {
+                true => m.fp8_linear().map(Stored::Fp8),
+                false => m.int8_linear().map(Stored::Own),
+            };
             let widened = || (m.out, m.inp, m.dequantize());
             hold(
                 stored.as_deref_mut(),
@@ -499,7 +533,13 @@ fn mlx(p: &mut Parts, bits: usize, group: usize) -> Result<Codes, Error> {
 
 #[cfg(test)]
 mod tests {
-    use super::{field, Codes, Nvfp4, Scaled};
+    use super::{field, Book, Codes, Nvfp4, Scaled};
+
+    /// bitsandbytes' NF4 book (`get_4bit_type("nf4")`).
+    const NF4: [f32; 16] = [
+        -1.0, -0.6961928, -0.5250731, -0.3949175, -0.2844414, -0.1847734, -0.0910500, 0.0,
+        0.0795803, 0.1609302, 0.2461123, 0.3379152, 0.4407098, 0.5626170, 0.7229568, 1.0,
+    ];
     use crate::qlinear::{Block, QLinear};
     use proptest::prelude::*;
 
@@ -598,6 +638,69 @@ mod tests {
                     let want = f16(c.scale[g]) * c.codes[o * inp + i] as f32 + f16(c.offset[g]);
                     prop_assert!((got[o * inp + i] - want).abs() <= 1e-5 * want.abs().max(1.0));
                 }
+            }
+        }
+
+        /// bitsandbytes' 4-bit books held as NF4 or FP4 blocks give each value within half a
+        /// level step of the book's (0.5 / 127 or 0.5 / 120 of its absmax) and f16's rounding of
+        /// d; a book that is neither, or blocks that cross rows, are left to f32.
+        #[test]
+        fn code_books_hold_their_levels_within_half_a_step(
+            out in 1usize..4,
+            runs in 1usize..4,
+            blocksize in prop::sample::select(vec![32usize, 64, 128]),
+            fp4 in any::<bool>(),
+            seed in any::<u64>(),
+        ) {
+            let inp = blocksize * runs;
+            let mut r = seed;
+            let mut next = move || { r = r.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407); (r >> 33) as u32 };
+            let book: Vec<f32> = match fp4 {
+                false => NF4.to_vec(),
+                true => [0.0, 0.0625, 8.0, 12.0, 4.0, 6.0, 2.0, 3.0].iter().chain(&[-0.0, -0.0625, -8.0, -12.0, -4.0, -6.0, -2.0, -3.0]).map(|v| v / 12.0).collect(),
+            };
+            let (top, block) = if fp4 { (120.0, Block::Fp4) } else { (127.0, Block::Nf4) };
+            let m = Book {
+                out,
+                inp,
+                fp4,
+                bytes: (0..out * inp / 2).map(|_| next() % 256).collect(),
+                book: book.clone(),
+                absmax: (0..out * inp / blocksize).map(|_| (next() % 10_000) as f32 / 1000.0).collect(),
+                blocksize,
+            };
+            let q = m.held().unwrap();
+            prop_assert_eq!(q.block(), block);
+            let got: Vec<f32> = q.dequantize().unwrap().flatten_all().unwrap().to_vec1().unwrap();
+            for (j, (g, w)) in got.iter().zip(m.dequantize()).enumerate() {
+                let absmax = m.absmax[j / blocksize];
+                let bound = absmax * (0.5 / top + book[m.code(j)].abs() / 1024.0) + 1e-6;
+                prop_assert!((g - w).abs() <= bound, "{j}: {g} vs {w}");
+            }
+            let other = Book { book: book.iter().map(|v| v * 0.9).collect(), ..m };
+            prop_assert!(other.held().is_none());
+            let crossing = Book { inp: 48, out: 2, absmax: vec![1.0; 3], bytes: vec![0; 48], blocksize: 32, book, ..other };
+            prop_assert!(crossing.held().is_none());
+        }
+
+        /// 8-bit codes offset by 128 hold as Q8_0 with their scales rounded to f16.
+        #[test]
+        fn int8_rows_hold_as_q8_0(out in 1usize..4, blocks in 1usize..4, seed in any::<u64>()) {
+            let inp = 32 * blocks;
+            let mut r = seed;
+            let mut next = move || { r = r.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407); (r >> 33) as u32 };
+            let mut c = Codes::grouped(out, inp, 8, inp);
+            for x in c.codes.iter_mut() { *x = (next() % 256) as u8; }
+            for o in 0..out {
+                let s = (next() % 10_000) as f32 / 1e6;
+                c.set(o, 0, s, -128.0 * s);
+            }
+            let (block, data) = c.blocks().unwrap();
+            prop_assert_eq!(block, Block::Q8_0);
+            let q = QLinear::new(block, data, out, inp).unwrap();
+            let got: Vec<f32> = q.dequantize().unwrap().flatten_all().unwrap().to_vec1().unwrap();
+            for (g, w) in got.iter().zip(c.dequantize()) {
+                prop_assert!((g - w).abs() <= w.abs() / 2048.0 + 1e-9, "{g} vs {w}");
             }
         }
 
@@ -790,6 +893,27 @@ impl Scaled {
             .collect()
     }
 
+    /// int8 as stored, for `qlinear`: Q8_0 blocks where each scale covers part of one row, in
+    /// runs of 32 (`Codes::q8_0`).
+    fn int8_linear(&self) -> Option<QLinear> {
+        if self.fp8 || self.block.0 != 1 {
+            return None;
+        }
+        let mut c = Codes::grouped(self.out, self.inp, 8, self.block.1);
+        for (code, &x) in c.codes.iter_mut().zip(&self.x) {
+            *code = (x as i32 + 128).clamp(0, 255) as u8;
+        }
+        let per = self.inp.div_ceil(self.block.1);
+        for o in 0..self.out {
+            for g in 0..per {
+                let s = self.s[o * per + g];
+                c.set(o, g, s, -128.0 * s);
+            }
+        }
+        let (block, data) = c.blocks()?;
+        QLinear::new(block, data, self.out, self.inp).ok()
+    }
+
     /// fp8 as stored, for `floatlinear`'s kernel: the values' e4m3 bytes (every one an e4m3, as
     /// loaded) and the scales, where a block's columns are a multiple of 16 (its vectors').
     fn fp8_linear(&self) -> Option<Fp8Linear> {
@@ -860,11 +984,72 @@ struct BnbState {
     nested_offset: Option<f32>,
 }
 
+/// A bitsandbytes 4-bit matrix: codes into a book of sixteen levels, each block of `blocksize`
+/// values (in row-major order) times its absmax.
+struct Book {
+    out: usize,
+    inp: usize,
+    fp4: bool,
+    /// [out · inp / 2] bytes, code 2k the high half of byte k and 2k + 1 the low.
+    bytes: Vec<u32>,
+    book: Vec<f32>,
+    absmax: Vec<f32>,
+    blocksize: usize,
+}
+
+impl Book {
+    fn code(&self, j: usize) -> usize {
+        let byte = self.bytes[j / 2];
+        (if j.is_multiple_of(2) { byte >> 4 } else { byte } & 15) as usize
+    }
+
+    /// As `dequantize_4bit` computes it.
+    fn dequantize(&self) -> Vec<f32> {
+        (0..self.out * self.inp)
+            .map(|j| self.book[self.code(j)] * self.absmax[j / self.blocksize])
+            .collect()
+    }
+
+    /// As stored, for `qlinear`: NF4 or FP4 blocks of 32 (the book's levels rounded to
+    /// integers, `NF4_LEVELS` or `FP4_LEVELS` times `top`), d = absmax / top in f16 relative to
+    /// the largest absmax, which the weight's own scale restores (so that small blocks keep
+    /// f16's precision). Only where the file's book rounds to those levels and a row is whole
+    /// blocks of a multiple of 32 values.
+    fn held(&self) -> Option<QLinear> {
+        let (block, top) = match self.fp4 {
+            true => (Block::Fp4, 120.0),
+            false => (Block::Nf4, 127.0),
+        };
+        let levels = block.levels()?;
+        let book_fits =
+            (self.book.iter().zip(levels)).all(|(&b, &l)| (b * top - l as f32).abs() <= 0.5);
+        let runs = self.blocksize.is_multiple_of(32) && self.inp.is_multiple_of(self.blocksize);
+        if !book_fits || !runs {
+            return None;
+        }
+        let unit = self.absmax.iter().fold(0f32, |m, a| m.max(a.abs())) / top;
+        let unit = if unit > 0.0 && unit.is_finite() {
+            unit
+        } else {
+            1.0
+        };
+        let mut data = Vec::with_capacity(self.out * self.inp / 32 * block.bytes());
+        for start in (0..self.out * self.inp).step_by(32) {
+            let d = self.absmax[start / self.blocksize] / top / unit;
+            data.extend(half::f16::from_f32(d).to_le_bytes());
+            let code = |t: usize| self.code(start + t) as u8;
+            data.extend((0..16).map(|t| code(t) | code(t + 16) << 4));
+        }
+        let q = QLinear::new(block, data, self.out, self.inp).ok()?;
+        Some(q.scaled(unit))
+    }
+}
+
 /// bitsandbytes' 4 bits, as `dequantize_4bit` reads them: value j is
 /// `quant_map[code j] · absmax[j / blocksize]`, code 2k the high half of byte k and 2k + 1 the
 /// low; double quantized, `absmax[b] = nested_quant_map[absmax code b] ·
-/// nested_absmax[b / nested_blocksize] + nested_offset`. Returns `(out, in, w)`.
-fn bnb4(p: &mut Parts, state: &str) -> Result<(usize, usize, Vec<f32>), Error> {
+/// nested_absmax[b / nested_blocksize] + nested_offset`.
+fn bnb4(p: &mut Parts, state: &str) -> Result<Book, Error> {
     let len = dims(p, state)?;
     let json: Vec<u8> = p.ints(state, &len)?.into_iter().map(|b| b as u8).collect();
     let s: BnbState = serde_json::from_slice(&json).map_err(|e| {
@@ -905,12 +1090,13 @@ fn bnb4(p: &mut Parts, state: &str) -> Result<(usize, usize, Vec<f32>), Error> {
             )))
         }
     };
-    let w = (0..n)
-        .map(|j| {
-            let byte = bytes[j / 2];
-            let c = if j % 2 == 0 { byte >> 4 } else { byte } & 15;
-            code[c as usize] * absmax[j / s.blocksize]
-        })
-        .collect();
-    Ok((out, inp, w))
+    Ok(Book {
+        out,
+        inp,
+        fp4: want == "fp4",
+        bytes,
+        book: code,
+        absmax,
+        blocksize: s.blocksize,
+    })
 }
