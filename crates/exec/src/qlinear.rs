@@ -47,6 +47,8 @@ const TILE: usize = 64;
 pub(crate) const PROMPT: usize = 4;
 
 mod block;
+#[cfg(test)]
+pub(crate) use block::NF4_BOOK;
 pub(crate) use block::{e8m0_half, IQ4NL, MXFP4_DOUBLED};
 use block::{iq4xs_scale, k4_scale_min, q3k_scale};
 pub use block::{mxfp4_blocks, Block, FP4_LEVELS, NF4_LEVELS};
@@ -1530,12 +1532,8 @@ mod tests {
     /// 120, rounded.
     #[test]
     fn the_code_book_levels_are_bitsandbytes_rounded() {
-        const NF4: [f32; 16] = [
-            -1.0, -0.6961928, -0.5250731, -0.3949175, -0.2844414, -0.1847734, -0.0910500, 0.0,
-            0.0795803, 0.1609302, 0.2461123, 0.3379152, 0.4407098, 0.5626170, 0.7229568, 1.0,
-        ];
         let fp4 = [0.0, 0.0625, 8.0, 12.0, 4.0, 6.0, 2.0, 3.0].map(|v: f32| v / 12.0);
-        for (c, &v) in NF4.iter().enumerate() {
+        for (c, &v) in block::NF4_BOOK.iter().enumerate() {
             assert_eq!(NF4_LEVELS[c], (v * 127.0).round() as i8);
         }
         for (c, &v) in fp4.iter().enumerate() {

@@ -74,7 +74,7 @@ impl Codes {
     /// m rounded to f16) where every 128 share one, else Q4_0 (f16 d, then byte j holding codes
     /// j and j + 16, the value d · (code − 8)) where every offset is −8 · scale and every scale
     /// an f16 (symmetric GPTQ: exact), else Q4_1 (f16 d and m for 32 values).
-    fn blocks(&self) -> Option<(Block, Vec<u8>)> {
+    fn blocks(&self) -> Option<(Block, Vec<u8>, f32)> {
         let shared = |run: usize| {
             self.inp.is_multiple_of(run)
                 && (self.group.chunks_exact(run)).all(|g| g.iter().all(|&x| x == g[0]))
@@ -107,29 +107,47 @@ impl Codes {
                 }
             }
         }
-        Some((block, data))
+        Some((block, data, 1.0))
     }
 }
 
 impl Codes {
+    /// As stored, for `qlinear`, where `blocks` holds the codes.
+    fn held(&self) -> Option<QLinear> {
+        let (block, data, unit) = self.blocks()?;
+        Some(
+            QLinear::new(block, data, self.out, self.inp)
+                .ok()?
+                .scaled(unit),
+        )
+    }
+
     /// 8-bit codes offset by 128 (w = scale · (code − 128), every offset −128 · scale) as Q8_0
-    /// blocks: each 32's scale rounded to f16 (2⁻¹¹ of it), the codes exact.
-    fn q8_0(&self) -> Option<(Block, Vec<u8>)> {
+    /// blocks: each 32's scale over the largest rounded to f16 (2⁻¹¹ of it: f32 scales as
+    /// LLM.int8() stores them, so small ones do not fall to f16's subnormals), the codes exact;
+    /// the largest scale the weight's own.
+    fn q8_0(&self) -> Option<(Block, Vec<u8>, f32)> {
         let symmetric = (self.scale.iter().zip(&self.offset)).all(|(&s, &m)| m == -128.0 * s);
         if !symmetric {
             return None;
         }
+        let unit = self.scale.iter().fold(0f32, |m, s| m.max(s.abs()));
+        let unit = if unit > 0.0 && unit.is_finite() {
+            unit
+        } else {
+            1.0
+        };
         let blocks = self.inp / 32;
         let mut data = Vec::with_capacity(self.out * blocks * Block::Q8_0.bytes());
         for o in 0..self.out {
             for k in 0..blocks {
                 let g = o * self.groups + self.group[32 * k];
-                data.extend(half::f16::from_f32(self.scale[g]).to_le_bytes());
+                data.extend(half::f16::from_f32(self.scale[g] / unit).to_le_bytes());
                 let codes = &self.codes[o * self.inp + 32 * k..][..32];
                 data.extend(codes.iter().map(|&c| c.wrapping_sub(128)));
             }
         }
-        Some((Block::Q8_0, data))
+        Some((Block::Q8_0, data, unit))
     }
 }
 
@@ -281,8 +299,7 @@ pub fn unpack(
             Quant::Unread(_) => return Ok(()),
         };
         let name = format!("{module}.weight");
-        if let (Some(stored), Some((block, data))) = (stored.as_deref_mut(), c.blocks()) {
-            let q = QLinear::new(block, data, c.out, c.inp).map_err(|e| p.bad(e.to_string()))?;
+        if let (Some(stored), Some(q)) = (stored.as_deref_mut(), c.held()) {
             stored.insert(name, Stored::Own(q));
             continue;
         }
@@ -535,11 +552,6 @@ fn mlx(p: &mut Parts, bits: usize, group: usize) -> Result<Codes, Error> {
 mod tests {
     use super::{field, Book, Codes, Nvfp4, Scaled};
 
-    /// bitsandbytes' NF4 book (`get_4bit_type("nf4")`).
-    const NF4: [f32; 16] = [
-        -1.0, -0.6961928, -0.5250731, -0.3949175, -0.2844414, -0.1847734, -0.0910500, 0.0,
-        0.0795803, 0.1609302, 0.2461123, 0.3379152, 0.4407098, 0.5626170, 0.7229568, 1.0,
-    ];
     use crate::qlinear::{Block, QLinear};
     use proptest::prelude::*;
 
@@ -623,7 +635,7 @@ mod tests {
                     c.offset[k] = -8.0 * c.scale[k];
                 }
             }
-            let (block, data) = c.blocks().unwrap();
+            let (block, data, _) = c.blocks().unwrap();
             let want = match (per % 4 == 0, symmetric) {
                 (true, _) => Block::Int4G128,
                 (false, true) => Block::Q4_0,
@@ -656,7 +668,7 @@ mod tests {
             let mut r = seed;
             let mut next = move || { r = r.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407); (r >> 33) as u32 };
             let book: Vec<f32> = match fp4 {
-                false => NF4.to_vec(),
+                false => crate::qlinear::NF4_BOOK.to_vec(),
                 true => [0.0, 0.0625, 8.0, 12.0, 4.0, 6.0, 2.0, 3.0].iter().chain(&[-0.0, -0.0625, -8.0, -12.0, -4.0, -6.0, -2.0, -3.0]).map(|v| v / 12.0).collect(),
             };
             let (top, block) = if fp4 { (120.0, Block::Fp4) } else { (127.0, Block::Nf4) };
@@ -695,9 +707,8 @@ mod tests {
                 let s = (next() % 10_000) as f32 / 1e6;
                 c.set(o, 0, s, -128.0 * s);
             }
-            let (block, data) = c.blocks().unwrap();
-            prop_assert_eq!(block, Block::Q8_0);
-            let q = QLinear::new(block, data, out, inp).unwrap();
+            let q = c.held().unwrap();
+            prop_assert_eq!(q.block(), Block::Q8_0);
             let got: Vec<f32> = q.dequantize().unwrap().flatten_all().unwrap().to_vec1().unwrap();
             for (g, w) in got.iter().zip(c.dequantize()) {
                 prop_assert!((g - w).abs() <= w.abs() / 2048.0 + 1e-9, "{g} vs {w}");
@@ -910,8 +921,7 @@ impl Scaled {
                 c.set(o, g, s, -128.0 * s);
             }
         }
-        let (block, data) = c.blocks()?;
-        QLinear::new(block, data, self.out, self.inp).ok()
+        c.held()
     }
 
     /// fp8 as stored, for `floatlinear`'s kernel: the values' e4m3 bytes (every one an e4m3, as

@@ -44,6 +44,13 @@ pub enum Block {
     Fp4,
 }
 
+/// bitsandbytes' NF4 code book (`get_4bit_type("nf4")`), for the tests of its rounded levels.
+#[cfg(test)]
+pub(crate) const NF4_BOOK: [f32; 16] = [
+    -1.0, -0.6961928, -0.5250731, -0.3949175, -0.2844414, -0.1847734, -0.09105, 0.0, 0.0795803,
+    0.1609302, 0.2461123, 0.3379152, 0.4407098, 0.562617, 0.7229568, 1.0,
+];
+
 /// bitsandbytes' NF4 levels (`get_4bit_type("nf4")`) times 127, rounded.
 pub const NF4_LEVELS: [i8; 16] = [
     -127, -88, -67, -50, -36, -23, -12, 0, 10, 20, 31, 43, 56, 71, 92, 127,
