@@ -5,8 +5,13 @@ own code stores it, beside transformers' logits on the weights that code dequant
 - gptq: GPTQModel's TorchLinear packs each linear layer (int4, groups of 32, symmetric) and its
   v2-to-v1 conversion writes the `gptq` checkpoint format; TorchLinear.dequantize_weight is the
   reference dequantization;
+- gptq-act-order: the same with desc_act, each group's columns scattered across the row by a
+  random order (g_idx), as GPTQ's act-order checkpoints store them;
 - awq: AutoAWQ's WQLinear_GEMM.from_linear packs (int4, groups of 32, zero points);
   awq.utils.packing_utils.dequantize_gemm dequantizes;
+- awq-gemv: AutoAWQ's WQLinear_GEMV.from_linear packs (int4, groups of 32: each row's inputs in
+  order, the zero points and scales padded to calculate_zeros_width), the packer's own
+  arithmetic dequantizes;
 - awq-g128: the same in AutoAWQ's default groups of 128, on the toy widened to 128 (its MLP to
   256), which `run` holds in the 4-bit format of groups of 128 (qlinear's INT4_G128);
 - compressed: compressed-tensors' PackedQuantizationCompressor (pack-quantized, int4, groups of
@@ -76,18 +81,25 @@ def rtn(w, bits, sym, group=GROUP):
     return scale.clamp(min=1e-8), zero
 
 
-def gptq(model, config):
+def gptq(model, config, act_order=False):
+    """Symmetric int4 in groups of 32; with `act_order` (desc_act), each group's columns those a
+    random order of the inputs puts together (GPTQ's order of decreasing activation), so that
+    g_idx scatters the groups across the row as such checkpoints store them."""
     from gptqmodel.nn_modules.qlinear.torch import TorchLinear
     from gptqmodel.quantization.config import QuantizeConfig
     from gptqmodel.utils.model import convert_gptq_v2_to_v1_format_module
 
-    qcfg = QuantizeConfig(bits=4, group_size=GROUP, sym=True, desc_act=False)
+    qcfg = QuantizeConfig(bits=4, group_size=GROUP, sym=True, desc_act=act_order)
+    order = torch.Generator().manual_seed(47)
     stored, dequantized = {}, {}
     for name, lin in linears(model).items():
-        q = TorchLinear(bits=4, group_size=GROUP, sym=True, desc_act=False, in_features=lin.in_features,
+        q = TorchLinear(bits=4, group_size=GROUP, sym=True, desc_act=act_order, in_features=lin.in_features,
                         out_features=lin.out_features, bias=lin.bias is not None)
-        scale, zero = rtn(lin.weight.data, 4, True)
-        g_idx = torch.arange(lin.in_features, dtype=torch.int32) // GROUP
+        n = lin.in_features
+        perm = torch.randperm(n, generator=order) if act_order else torch.arange(n)
+        g_idx = torch.empty(n, dtype=torch.int32)
+        g_idx[perm] = (torch.arange(n) // GROUP).to(torch.int32)
+        scale, zero = rtn(lin.weight.data[:, perm], 4, True)
         q.pack(lin, scale.half().float(), zero, g_idx)
         q.post_init()
         # Dequantized in f32: the reference multiplies in its scales' type (fp16 as stored).
@@ -98,18 +110,22 @@ def gptq(model, config):
         convert_gptq_v2_to_v1_format_module(q, qcfg)
         for part in ("qweight", "qzeros", "scales", "g_idx"):
             stored[f"{name}.{part}"] = getattr(q, part).contiguous()
-    config["quantization_config"] = {"bits": 4, "group_size": GROUP, "desc_act": False, "sym": True,
+    config["quantization_config"] = {"bits": 4, "group_size": GROUP, "desc_act": act_order, "sym": True,
                                      "quant_method": "gptq", "checkpoint_format": "gptq"}
     return stored, dequantized
 
 
-def awq(model, config, group=GROUP):
-    # AutoAWQ's package __init__ loads its model classes and their calibration datasets; the
-    # packing and dequantization modules need neither, so the package is entered without it.
+def awq_package():
+    """AutoAWQ's package __init__ loads its model classes and their calibration datasets; the
+    packing and dequantization modules need neither, so the package is entered without it."""
     if "awq" not in sys.modules:
         pkg = types.ModuleType("awq")
         pkg.__path__ = list(importlib.util.find_spec("awq").submodule_search_locations)
         sys.modules["awq"] = pkg
+
+
+def awq(model, config, group=GROUP):
+    awq_package()
     from awq.modules.linear.gemm import WQLinear_GEMM
     from awq.utils.packing_utils import dequantize_gemm
 
@@ -123,6 +139,33 @@ def awq(model, config, group=GROUP):
         for part in ("qweight", "qzeros", "scales"):
             stored[f"{name}.{part}"] = getattr(q, part).contiguous()
     config["quantization_config"] = {"quant_method": "awq", "bits": 4, "group_size": group, "version": "gemm",
+                                     "zero_point": True}
+    return stored, dequantized
+
+
+def awq_gemv(model, config, group=GROUP):
+    """AutoAWQ's WQLinear_GEMV.from_linear packs; AutoAWQ has no GEMV dequantizer, so the
+    reference is the packer's own arithmetic on its inputs: codes round((w + zero·scale) / scale),
+    values (code − zero) · scale. The packer ORs codes in unclamped, so each weight is first
+    kept within its group's 16 levels (a rounded zero point can put the top one at code 16)."""
+    awq_package()
+    from awq.modules.linear.gemv import WQLinear_GEMV
+
+    stored, dequantized = {}, {}
+    for name, lin in linears(model).items():
+        scale, zero = rtn(lin.weight.data, 4, False, group)
+        scale = scale.half().float()
+        g = torch.arange(lin.in_features) // group
+        with torch.no_grad():
+            lo, hi = -zero[:, g] * scale[:, g], (15 - zero[:, g]) * scale[:, g]
+            lin.weight.copy_(torch.minimum(torch.maximum(lin.weight, lo), hi))
+        q = WQLinear_GEMV.from_linear(lin, 4, group, scales=scale, zeros=zero)
+        codes = torch.round((lin.weight.data + (zero * scale)[:, g]) / scale[:, g])
+        assert 0 <= codes.min() and codes.max() <= 15
+        dequantized[name] = ((codes - zero[:, g]) * scale[:, g]).float()
+        for part in ("qweight", "qzeros", "scales"):
+            stored[f"{name}.{part}"] = getattr(q, part).contiguous()
+    config["quantization_config"] = {"quant_method": "awq", "bits": 4, "group_size": group, "version": "gemv",
                                      "zero_point": True}
     return stored, dequantized
 
@@ -267,6 +310,7 @@ def main():
     ids = json.loads((TOY / "expected.json").read_text())["ids"]
     formats = [("gptq", gptq), ("awq", awq), ("compressed", compressed), ("mlx", mlx)]
     formats += [("awq-g128", lambda m, c: awq(m, c, 128))]
+    formats += [("gptq-act-order", lambda m, c: gptq(m, c, act_order=True)), ("awq-gemv", awq_gemv)]
     formats += [(f"compressed-{k}", lambda m, c, k=k: compressed_naive(m, c, k)) for k in ("int8", "fp8")]
     formats += [("compressed-nvfp4", compressed_nvfp4)]
     formats += [(f"bnb-{k}", lambda m, c, k=k: bnb(m, c, k)) for k in ("nf4", "fp4", "int8")]

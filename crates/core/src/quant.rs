@@ -55,6 +55,18 @@ impl Dtype {
     }
 }
 
+/// The words of zero points a row of AWQ's GEMV layout stores for `inp` inputs in groups of
+/// `group` (AutoAWQ's `calculate_zeros_width`): the groups' words, rounded up to a multiple of
+/// 4, 2 or 1 for groups of 32, 64 or 128 and more. Its scales are eight times as many.
+pub fn awq_gemv_width(inp: u64, group: u64) -> u64 {
+    let multiple = match group {
+        32 => 4,
+        64 => 2,
+        _ => 1,
+    };
+    inp.div_ceil(group.max(1)).div_ceil(8).div_ceil(multiple) * multiple
+}
+
 /// A declared storage format.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Quant {
@@ -63,9 +75,12 @@ pub enum Quant {
     /// int32 `[in]`, each input's group (act-order permutes it). The `gptq` checkpoint format
     /// (`v1`) stores each zero point less one; `gptq_v2` stores it as it is.
     Gptq { groups: Groups, v1: bool },
-    /// AutoAWQ's GEMM layout: `qweight` int32 `[in, out·bits/32]` (eight outputs a word, in the
-    /// order 0 2 4 6 1 3 5 7), `qzeros` int32 `[groups, out·bits/32]`, `scales` `[groups, out]`.
-    Awq(Groups),
+    /// AutoAWQ's layouts (`version`): GEMM's `qweight` int32 `[in, out·bits/32]` (eight outputs
+    /// a word, in the order 0 2 4 6 1 3 5 7), `qzeros` int32 `[groups, out·bits/32]`, `scales`
+    /// `[groups, out]`; GEMV's `qweight` int32 `[out, in·bits/32]` (eight inputs a word, in
+    /// order), `qzeros` int32 `[out, width]` and `scales` `[out, width·8]`, the groups padded to
+    /// `awq_gemv_width`.
+    Awq { groups: Groups, gemv: bool },
     /// compressed-tensors (llm-compressor): each config group's scheme for the modules it targets.
     Compressed {
         schemes: Vec<Scheme>,
@@ -241,17 +256,30 @@ impl Quant {
                 }
                 "awq" => {
                     let version = q.string("version", "gemm")?.to_ascii_lowercase();
-                    if version != "gemm" {
-                        return Err(q.err(
-                            "version",
-                            format!("is `{version}`; anatomy reads AWQ's `gemm` layout"),
-                        ));
-                    }
-                    Quant::Awq(Groups {
+                    let gemv = match version.as_str() {
+                        "gemm" => false,
+                        "gemv" => true,
+                        _ => {
+                            return Err(q.err(
+                                "version",
+                                format!(
+                                    "is `{version}`; anatomy reads AWQ's `gemm` and `gemv` layouts"
+                                ),
+                            ))
+                        }
+                    };
+                    let groups = Groups {
                         bits: int(&q, "bits", &[4], None)?,
                         group: group(&q, "group_size")?,
                         zeros: q.flag("zero_point", true)?,
-                    })
+                    };
+                    if gemv && !matches!(groups.group, Some(32 | 64) | Some(128..)) {
+                        return Err(q.err(
+                            "group_size",
+                            "is not one AWQ's GEMV layout packs: 32, 64 or 128 and up",
+                        ));
+                    }
+                    Quant::Awq { groups, gemv }
                 }
                 "compressed-tensors" => compressed(&q)?,
                 "mlx" => mlx(&q)?,
@@ -279,7 +307,10 @@ impl Quant {
         };
         match self {
             Quant::Gptq { groups, .. } => format!("GPTQ {}", g(groups)),
-            Quant::Awq(x) => format!("AWQ GEMM {}", g(x)),
+            Quant::Awq { groups, gemv } => {
+                let layout = if *gemv { "GEMV" } else { "GEMM" };
+                format!("AWQ {layout} {}", g(groups))
+            }
             Quant::Compressed { schemes, .. } => {
                 let kinds: Vec<String> = schemes.iter().map(|s| s.kind.describe()).collect();
                 format!("compressed-tensors {}", kinds.join("; "))
@@ -301,7 +332,7 @@ impl Quant {
     pub fn packs(&self) -> bool {
         match self {
             Quant::Gptq { .. }
-            | Quant::Awq(_)
+            | Quant::Awq { .. }
             | Quant::Compressed { .. }
             | Quant::Mlx { .. }
             | Quant::Bnb(_) => true,
@@ -314,7 +345,7 @@ impl Quant {
         match self {
             Quant::Compressed { .. } => format!("compressed-tensors {}", p.describe()),
             Quant::Gptq { .. }
-            | Quant::Awq(_)
+            | Quant::Awq { .. }
             | Quant::Mlx { .. }
             | Quant::Bnb(_)
             | Quant::Unread(_) => self.describe(),
@@ -339,10 +370,12 @@ impl Quant {
                     g_idx: true,
                 })
             }
-            Quant::Awq(g) if !lookup && !head && fits(g) => Some(Packing::PackedInt {
-                groups: *g,
-                g_idx: false,
-            }),
+            Quant::Awq { groups: g, .. } if !lookup && !head && fits(g) => {
+                Some(Packing::PackedInt {
+                    groups: *g,
+                    g_idx: false,
+                })
+            }
             Quant::Compressed { schemes, ignore } if !lookup => {
                 if ignore.iter().any(|p| matches(p, module)) {
                     return None;
@@ -382,7 +415,7 @@ impl Quant {
                 })
             }
             Quant::Gptq { .. }
-            | Quant::Awq(_)
+            | Quant::Awq { .. }
             | Quant::Compressed { .. }
             | Quant::Mlx { .. }
             | Quant::Bnb(_)
@@ -414,7 +447,24 @@ impl Quant {
                 part("scales", vec![groups(&g), out], Some(Dtype::F16)),
                 part("g_idx", vec![inp], Some(Dtype::I32)),
             ],
-            (Quant::Awq(_), Packing::PackedInt { groups: g, .. }) => {
+            (Quant::Awq { gemv: true, .. }, Packing::PackedInt { groups: g, .. }) => {
+                let width = awq_gemv_width(inp, g.group.unwrap_or(inp));
+                let mut v = vec![part(
+                    "qweight",
+                    vec![out, inp.saturating_mul(g.bits) / 32],
+                    Some(Dtype::I32),
+                )];
+                if g.zeros {
+                    v.push(part("qzeros", vec![out, width], Some(Dtype::I32)));
+                }
+                v.push(part(
+                    "scales",
+                    vec![out, width.saturating_mul(32 / g.bits)],
+                    Some(Dtype::F16),
+                ));
+                v
+            }
+            (Quant::Awq { gemv: false, .. }, Packing::PackedInt { groups: g, .. }) => {
                 let mut v = vec![part(
                     "qweight",
                     vec![inp, out.saturating_mul(g.bits) / 32],
@@ -795,7 +845,10 @@ mod tests {
                 }],
             ),
             (
-                Quant::Awq(g(true)),
+                Quant::Awq {
+                    groups: g(true),
+                    gemv: false,
+                },
                 vec![Packing::PackedInt {
                     groups: g(true),
                     g_idx: false,

@@ -1439,9 +1439,14 @@ fn quantization_configs_are_read_or_refused_at_the_field() {
             "gptq_v2",
         ),
         (
-            json!({"quant_method": "awq", "bits": 4, "version": "gemv"}),
+            json!({"quant_method": "awq", "bits": 4, "version": "gemv_fast"}),
             "quantization_config.version",
-            "gemm",
+            "`gemm` and `gemv`",
+        ),
+        (
+            json!({"quant_method": "awq", "bits": 4, "version": "gemv", "group_size": 16}),
+            "quantization_config.group_size",
+            "32, 64 or 128 and up",
         ),
         (
             json!({"quant_method": "compressed-tensors", "format": "pack-quantized"}),

@@ -141,6 +141,10 @@ pub struct QLinear {
     order: Option<Vec<u32>>,
     /// What multiplies every value, beside the blocks' own scales (NVFP4's global scale).
     scale: f32,
+    /// Stored column k multiplies input `inputs[k]`, where the file keeps a row's values in
+    /// another order (GPTQ's act-order, its groups gathered): `x`'s columns are gathered to
+    /// match before each product.
+    inputs: Option<Vec<u32>>,
 }
 
 impl QLinear {
@@ -171,7 +175,18 @@ impl QLinear {
             n,
             order: None,
             scale: 1.0,
+            inputs: None,
         })
+    }
+
+    /// This weight with its columns stored in another order: stored column k is column
+    /// `inputs[k]` of `W`.
+    pub fn gathered(mut self, inputs: Vec<u32>) -> candle_core::Result<QLinear> {
+        if !is_order(&inputs, self.n) {
+            candle_core::bail!("column order is not an order of {} columns", self.n)
+        }
+        self.inputs = Some(inputs);
+        Ok(self)
     }
 
     /// This weight with every value times `scale`.
@@ -182,22 +197,8 @@ impl QLinear {
 
     /// This weight with its rows stored in another order: row o of `W` is stored row `order[o]`.
     pub fn reordered(mut self, order: Vec<u32>) -> candle_core::Result<QLinear> {
-        let mut seen = vec![false; self.out];
-        for &r in &order {
-            match seen.get_mut(r as usize) {
-                Some(s) if !*s => *s = true,
-                // Past the rows, or a row twice.
-                Some(_) | None => {
-                    candle_core::bail!("row order {order:?} is not an order of {} rows", self.out)
-                }
-            }
-        }
-        if order.len() != self.out {
-            candle_core::bail!(
-                "row order of {} rows for a weight of {}",
-                order.len(),
-                self.out
-            )
+        if !is_order(&order, self.out) {
+            candle_core::bail!("row order {order:?} is not an order of {} rows", self.out)
         }
         self.order = Some(order);
         Ok(self)
@@ -227,6 +228,14 @@ impl QLinear {
                 let value = |(i, &q): (usize, &i8)| (d[i / 16] * q as f32 + m) * self.scale;
                 v.extend(q.iter().enumerate().map(value));
             }
+            if let Some(inputs) = &self.inputs {
+                let row = v.split_off(v.len() - self.n);
+                let mut put = vec![0f32; self.n];
+                for (&c, x) in inputs.iter().zip(row) {
+                    put[c as usize] = x;
+                }
+                v.extend(put);
+            }
         }
         Tensor::from_vec(v, (ids.len(), self.n), &Device::Cpu)
     }
@@ -249,7 +258,15 @@ impl QLinear {
 
     /// `y[i, o] = Σₖ x[i, k] · W[o, k]` on `path`, `x` [m, n] and `y` [m, out] row-major.
     pub fn product(&self, path: Path, x: &[f32], m: usize, y: &mut [f32]) {
-        self.product_unscaled(path, x, m, y);
+        match &self.inputs {
+            Some(inputs) => {
+                let gathered: Vec<f32> = (x.chunks_exact(self.n))
+                    .flat_map(|row| inputs.iter().map(|&c| row[c as usize]))
+                    .collect();
+                self.product_unscaled(path, &gathered, m, y);
+            }
+            None => self.product_unscaled(path, x, m, y),
+        }
         if self.scale != 1.0 {
             y.iter_mut().for_each(|v| *v *= self.scale);
         }
@@ -308,6 +325,20 @@ impl QLinear {
             }
         });
     }
+}
+
+/// `order` holds each of 0..len once.
+fn is_order(order: &[u32], len: usize) -> bool {
+    let mut seen = vec![false; len];
+    order.len() == len
+        && order.iter().all(|&r| match seen.get_mut(r as usize) {
+            Some(s) if !*s => {
+                *s = true;
+                true
+            }
+            // Past the end, or one twice.
+            Some(_) | None => false,
+        })
 }
 
 /// A block of 32 values' largest magnitude, and what multiplies each value to quantize it to

@@ -112,14 +112,41 @@ impl Codes {
 }
 
 impl Codes {
-    /// As stored, for `qlinear`, where `blocks` holds the codes.
+    /// As stored, for `qlinear`, where `blocks` holds the codes, in their order or, where a
+    /// group's inputs are scattered (act-order's `g_idx`), gathered group by group.
     fn held(&self) -> Option<QLinear> {
-        let (block, data, unit) = self.blocks()?;
-        Some(
-            QLinear::new(block, data, self.out, self.inp)
-                .ok()?
-                .scaled(unit),
-        )
+        if let Some((block, data, unit)) = self.blocks() {
+            return Some(
+                QLinear::new(block, data, self.out, self.inp)
+                    .ok()?
+                    .scaled(unit),
+            );
+        }
+        let (codes, inputs) = self.gathered()?;
+        let (block, data, unit) = codes.blocks()?;
+        let q = QLinear::new(block, data, self.out, self.inp).ok()?;
+        q.scaled(unit).gathered(inputs).ok()
+    }
+
+    /// The codes with each row's inputs sorted by group (in order within one), and the input
+    /// each column now holds; `None` where they are sorted already.
+    fn gathered(&self) -> Option<(Codes, Vec<u32>)> {
+        let mut inputs: Vec<u32> = (0..self.inp as u32).collect();
+        inputs.sort_by_key(|&i| self.group[i as usize]);
+        if inputs.iter().enumerate().all(|(k, &i)| k == i as usize) {
+            return None;
+        }
+        let group = inputs.iter().map(|&i| self.group[i as usize]).collect();
+        let mut c = Codes::new(self.out, self.inp, self.bits, self.groups, group);
+        for o in 0..self.out {
+            let row = &self.codes[o * self.inp..][..self.inp];
+            let to = &mut c.codes[o * self.inp..][..self.inp];
+            for (t, &i) in to.iter_mut().zip(&inputs) {
+                *t = row[i as usize];
+            }
+        }
+        (c.scale, c.offset) = (self.scale.clone(), self.offset.clone());
+        Some((c, inputs))
     }
 
     /// 8-bit codes offset by 128 (w = scale · (code − 128), every offset −128 · scale) as Q8_0
@@ -218,7 +245,7 @@ impl Parts<'_> {
 /// is refused here, before any tensor is loaded.
 pub fn primary(quant: &Quant, shown: &str) -> Result<&'static str, Error> {
     Ok(match quant {
-        Quant::Gptq { .. } | Quant::Awq(_) => "qweight",
+        Quant::Gptq { .. } | Quant::Awq { .. } => "qweight",
         Quant::Compressed { .. } => "weight_packed",
         Quant::Mlx { .. } => "weight",
         Quant::Bnb(b) => match b.kind {
@@ -259,7 +286,18 @@ pub fn unpack(
         };
         let c = match quant {
             Quant::Gptq { groups, v1 } => gptq(&mut p, groups.bits as usize, *v1)?,
-            Quant::Awq(g) => awq(&mut p, g.bits as usize, g.group, g.zeros)?,
+            Quant::Awq { groups: g, gemv } => {
+                if !g.zeros {
+                    // AutoAWQ's packers assert zero points: no library writes such a layout.
+                    return Err(p.bad(
+                        "is AWQ without zero points, which anatomy does not unpack yet".into(),
+                    ));
+                }
+                match gemv {
+                    true => awq_gemv(&mut p, g.bits as usize, g.group)?,
+                    false => awq(&mut p, g.bits as usize, g.group)?,
+                }
+            }
             // NVFP4: e2m1 codes, held as stored in `qlinear`'s NVFP4 blocks, or dequantized as
             // its reference does.
             Quant::Compressed { .. }
@@ -425,10 +463,7 @@ fn gptq(p: &mut Parts, bits: usize, v1: bool) -> Result<Codes, Error> {
 }
 
 /// w[o, i] = (q[i, o] − zero[g, o]) · scales[g, o], g = i / group, in AutoAWQ's field order.
-fn awq(p: &mut Parts, bits: usize, group: Option<u64>, zeros: bool) -> Result<Codes, Error> {
-    if !zeros {
-        return Err(p.bad("is AWQ without zero points, which anatomy does not unpack yet".into()));
-    }
+fn awq(p: &mut Parts, bits: usize, group: Option<u64>) -> Result<Codes, Error> {
     let (inp, cols) = two(p, "qweight")?;
     let out = cols * 32 / bits;
     let group = group.map_or(inp, |g| g as usize).max(1);
@@ -450,6 +485,33 @@ fn awq(p: &mut Parts, bits: usize, group: Option<u64>, zeros: bool) -> Result<Co
         for o in 0..out {
             let s = scales[g * out + o];
             let zero = field(&z[g * cols + o / 8..], at[o % 8], bits) as f32;
+            c.set(o, g, s, -s * zero);
+        }
+    }
+    Ok(c)
+}
+
+/// AWQ's GEMV layout: w[o, i] = (q[o, i] − zero[o, g]) · scales[o, g], g = i / group, each row
+/// of `qweight` a dense stream of codes in order, the groups' zero points and scales padded to
+/// `awq_gemv_width` (AutoAWQ's `WQLinear_GEMV.from_linear`).
+fn awq_gemv(p: &mut Parts, bits: usize, group: Option<u64>) -> Result<Codes, Error> {
+    let (out, cols) = two(p, "qweight")?;
+    let inp = cols * 32 / bits;
+    let group = group.map_or(inp, |g| g as usize).max(1);
+    let width = anatomy_core::quant::awq_gemv_width(inp as u64, group as u64) as usize;
+    let groups = inp.div_ceil(group);
+    let q = p.ints("qweight", &[out, cols])?;
+    let z = p.ints("qzeros", &[out, width])?;
+    let scales = p.floats("scales", &[out, width * 32 / bits])?;
+    let mut c = Codes::grouped(out, inp, bits, group);
+    for o in 0..out {
+        let row = &q[o * cols..(o + 1) * cols];
+        for i in 0..inp {
+            c.codes[o * inp + i] = field(row, i, bits) as u8;
+        }
+        for g in 0..groups {
+            let s = scales[o * width * 32 / bits + g];
+            let zero = field(&z[o * width..(o + 1) * width], g, bits) as f32;
             c.set(o, g, s, -s * zero);
         }
     }

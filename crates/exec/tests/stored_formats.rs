@@ -596,8 +596,22 @@ fn quantized_checkpoints_run_as_their_reference_dequantizes() {
             14,
         ),
         (
+            "gptq-act-order",
+            "GPTQ int4, groups of 32",
+            "Q4_0",
+            GgmlDType::Q4_0,
+            14,
+        ),
+        (
             "awq",
             "AWQ GEMM int4, groups of 32",
+            "Q4_1",
+            GgmlDType::Q4_1,
+            14,
+        ),
+        (
+            "awq-gemv",
+            "AWQ GEMV int4, groups of 32",
             "Q4_1",
             GgmlDType::Q4_1,
             14,
@@ -689,7 +703,9 @@ fn dequantized_formats_run_as_their_reference_dequantizes() {
 fn quantized_checkpoints_stored_bytes_are_their_files() {
     let fixtures = [
         "gptq",
+        "gptq-act-order",
         "awq",
+        "awq-gemv",
         "awq-g128",
         "compressed",
         "compressed-int8",
