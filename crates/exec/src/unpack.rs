@@ -757,6 +757,43 @@ mod tests {
             prop_assert!(crossing.held().is_none());
         }
 
+        /// Groups scattered across a row (act-order's g_idx, whole groups of 32 each) hold as
+        /// blocks of the row gathered group by group, and give back the row in its order.
+        #[test]
+        fn scattered_groups_hold_gathered(
+            out in 1usize..4,
+            groups in 1usize..5,
+            seed in any::<u64>(),
+        ) {
+            let inp = 32 * groups;
+            let mut r = seed;
+            let mut next = move || { r = r.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407); (r >> 33) as u32 };
+            // A random order of the inputs, each run of 32 in it a group.
+            let mut order: Vec<usize> = (0..inp).collect();
+            for i in (1..inp).rev() { order.swap(i, next() as usize % (i + 1)); }
+            let mut group = vec![0; inp];
+            for (k, &i) in order.iter().enumerate() { group[i] = k / 32; }
+            let mut c = Codes::new(out, inp, 4, groups, group);
+            for x in c.codes.iter_mut() { *x = (next() % 16) as u8; }
+            for k in 0..out * groups {
+                c.scale[k] = half::f16::from_f32((next() % 2000) as f32 / 1000.0 - 1.0).to_f32();
+                c.offset[k] = -8.0 * c.scale[k];
+            }
+            let q = c.held().unwrap();
+            let got: Vec<f32> = q.dequantize().unwrap().flatten_all().unwrap().to_vec1().unwrap();
+            prop_assert_eq!(got, c.dequantize());
+            // And its products take x in the row's order.
+            let x: Vec<f32> = (0..inp).map(|_| (next() % 200) as f32 / 100.0 - 1.0).collect();
+            let mut y = vec![0f32; out];
+            q.product(crate::qlinear::Path::Scalar, &x, 1, &mut y);
+            let w = c.dequantize();
+            for o in 0..out {
+                let want: f32 = (0..inp).map(|i| w[o * inp + i] * x[i]).sum();
+                let mass: f32 = (0..inp).map(|i| (w[o * inp + i] * x[i]).abs()).sum();
+                prop_assert!((y[o] - want).abs() <= 0.01 * mass + 1e-4, "{}: {} vs {}", o, y[o], want);
+            }
+        }
+
         /// 8-bit codes offset by 128 hold as Q8_0 with their scales rounded to f16.
         #[test]
         fn int8_rows_hold_as_q8_0(out in 1usize..4, blocks in 1usize..4, seed in any::<u64>()) {
