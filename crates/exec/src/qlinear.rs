@@ -522,6 +522,7 @@ pub(crate) mod x86 {
     const Q5K: u8 = 8;
     const Q3K: u8 = 9;
     const G128: u8 = 10;
+    const G64: u8 = 16;
     const NV: u8 = 11;
     const NL: u8 = 12;
     const XS: u8 = 13;
@@ -543,6 +544,7 @@ pub(crate) mod x86 {
                 Block::Q6K => $f::<Q6K>($($arg),*),
                 Block::Mxfp4 => $f::<MX>($($arg),*),
                 Block::Int4G128 => $f::<G128>($($arg),*),
+                Block::Int4G64 => $f::<G64>($($arg),*),
                 Block::Nvfp4 => $f::<NV>($($arg),*),
                 Block::Iq4Nl => $f::<NL>($($arg),*),
                 Block::Iq4Xs => $f::<XS>($($arg),*),
@@ -567,6 +569,7 @@ pub(crate) mod x86 {
             MX => (17, 32, false),
             Q8_0 => (34, 32, false),
             G128 => (68, 128, true),
+            G64 => (36, 64, true),
             NV | NL | NF | FP => (18, 32, false),
             XS => (136, 256, false),
             _ => panic!("no such format"),
@@ -665,7 +668,7 @@ pub(crate) mod x86 {
                 (q, [half(p); 2], 0.0)
             }
             Q4_1 => (nibbles(p.add(4)), [half(p); 2], half(p.add(2))),
-            G128 => (nibbles(p.add(4 + 16 * k)), [half(p); 2], half(p.add(2))),
+            G128 | G64 => (nibbles(p.add(4 + 16 * k)), [half(p); 2], half(p.add(2))),
             // A clear fifth bit leaves 0xF0 | q = q − 16; a set one, q.
             Q5_0 => {
                 let high = _mm256_andnot_si256(bits(p.add(2)), _mm256_set1_epi8(0xF0u8 as i8));
@@ -1184,6 +1187,7 @@ mod tests {
             Block::Q6K => GgmlDType::Q6K,
             Block::Mxfp4
             | Block::Int4G128
+            | Block::Int4G64
             | Block::Nvfp4
             | Block::Iq4Nl
             | Block::Iq4Xs
@@ -1220,12 +1224,12 @@ mod tests {
         (bytes, values)
     }
 
-    /// `w` [out, n] in 4-bit groups of 128 (`Block::Int4G128`), each group's d and m its range
+    /// `w` [out, n] in 4-bit groups of `size` (`Block::Int4G128`, `Int4G64`), each group's d and m its range
     /// over 15 and its minimum, in f16, each value the nearest code; and the values those
     /// hold, d·q + m.
-    fn int4_g128(w: &[f32]) -> (Vec<u8>, Vec<f32>) {
+    fn int4_groups(w: &[f32], size: usize) -> (Vec<u8>, Vec<f32>) {
         let (mut bytes, mut values) = (vec![], vec![]);
-        for g in w.chunks_exact(128) {
+        for g in w.chunks_exact(size) {
             let (lo, hi) = g
                 .iter()
                 .fold((f32::MAX, f32::MIN), |(a, b), &v| (a.min(v), b.max(v)));
@@ -1344,14 +1348,14 @@ mod tests {
         (blocks, scales, values)
     }
 
-    /// `w` [out, n] quantized by candle (ggml's reference quantizers), or for MXFP4 and
-    /// INT4_G128 by `mxfp4` and `int4_g128`, as stored, and its dequantized values.
+    /// `w` [out, n] quantized by candle (ggml's reference quantizers), or for anatomy's own and
+    /// the formats candle lacks by the quantizers above, as stored, and its dequantized values.
     fn stored(b: Block, w: Vec<f32>, out: usize, n: usize) -> (QLinear, Vec<f32>) {
-        if b == Block::Int4G128 || b == Block::Nvfp4 {
+        if matches!(b, Block::Int4G128 | Block::Int4G64 | Block::Nvfp4) {
             let (bytes, values) = if b == Block::Nvfp4 {
                 nvfp4(&w)
             } else {
-                int4_g128(&w)
+                int4_groups(&w, b.values())
             };
             return (QLinear::new(b, bytes, out, n).unwrap(), values);
         }
@@ -1520,11 +1524,12 @@ mod tests {
                             E2M1[code as usize] * crate::floatlinear::e4m3(b[i / 16])
                         })
                     }).collect()
-                } else if block == Block::Int4G128 {
+                } else if matches!(block, Block::Int4G128 | Block::Int4G64) {
                     // d·q + m, the runs of 32 in Q4_1's order: the low nibbles, then the high.
                     let h = |b: &[u8], i: usize| f16::from_le_bytes([b[i], b[i + 1]]).to_f32();
-                    bytes.chunks_exact(68).flat_map(|b| {
-                        (0..128).map(move |i| {
+                    let values = block.values();
+                    bytes.chunks_exact(block.bytes()).flat_map(|b| {
+                        (0..values).map(move |i| {
                             let byte = b[4 + 16 * (i / 32) + i % 16];
                             h(b, 0) * ((byte >> (4 * (i % 32 / 16))) & 15) as f32 + h(b, 2)
                         })

@@ -73,7 +73,8 @@ impl Codes {
     /// a multiple of the block): INT4_G128 (f16 d and m for 128 values, the value d · code + m,
     /// m rounded to f16) where every 128 share one, else Q4_0 (f16 d, then byte j holding codes
     /// j and j + 16, the value d · (code − 8)) where every offset is −8 · scale and every scale
-    /// an f16 (symmetric GPTQ: exact), else Q4_1 (f16 d and m for 32 values).
+    /// an f16 (symmetric GPTQ: exact), else INT4_G64 where every 64 share one, else Q4_1 (f16 d
+    /// and m for 32 values).
     fn blocks(&self) -> Option<(Block, Vec<u8>, f32)> {
         let shared = |run: usize| {
             self.inp.is_multiple_of(run)
@@ -88,10 +89,11 @@ impl Codes {
         }
         let symmetric = (self.scale.iter().zip(&self.offset))
             .all(|(&s, &m)| m == -8.0 * s && f16(s).to_f32() == s);
-        let block = match (shared(128), symmetric) {
-            (true, _) => Block::Int4G128,
-            (false, true) => Block::Q4_0,
-            (false, false) => Block::Q4_1,
+        let block = match (shared(128), shared(64), symmetric) {
+            (true, _, _) => Block::Int4G128,
+            (false, true, false) => Block::Int4G64,
+            (false, _, true) => Block::Q4_0,
+            (false, false, false) => Block::Q4_1,
         };
         let (values, blocks) = (block.values(), self.inp / block.values());
         let mut data = Vec::with_capacity(self.out * blocks * block.bytes());
@@ -698,10 +700,11 @@ mod tests {
                 }
             }
             let (block, data, _) = c.blocks().unwrap();
-            let want = match (per % 4 == 0, symmetric) {
-                (true, _) => Block::Int4G128,
-                (false, true) => Block::Q4_0,
-                (false, false) => Block::Q4_1,
+            let want = match (per % 4 == 0, per % 2 == 0, symmetric) {
+                (true, _, _) => Block::Int4G128,
+                (false, true, false) => Block::Int4G64,
+                (false, _, true) => Block::Q4_0,
+                (false, false, false) => Block::Q4_1,
             };
             prop_assert_eq!(block, want);
             let q = QLinear::new(block, data, out, inp).unwrap();

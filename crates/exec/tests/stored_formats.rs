@@ -579,9 +579,10 @@ fn verifies_as(fixture: &str, format: &str) {
 /// own code (scripts/make_quant_fixtures.py): every stored tensor verifies in its packed shape
 /// and dtype, the parameters count as the unquantized model's, and the logits are transformers'
 /// on the weights that code dequantizes: within 1e-4 in f32, and held as stored (every matrix
-/// as Q4_0 blocks where symmetric, else as Q4_1 blocks, or in groups of 128 as INT4_G128, its
-/// scale and offset rounded to f16, multiplied by `qlinear`) within the tolerance above of the
-/// GGUF type it is (INT4_G128 Q4_1's: its values, a minimum each, only four times as many).
+/// as Q4_0 blocks where symmetric, else as Q4_1 blocks, or in groups of 128 or 64 as INT4_G128
+/// or INT4_G64, its scale and offset rounded to f16, multiplied by `qlinear`) within the
+/// tolerance above of the GGUF type it is (the INT4 groups Q4_1's: its values, a minimum each,
+/// only four or two times as many); act-order's scattered groups gathered.
 #[test]
 fn quantized_checkpoints_run_as_their_reference_dequantizes() {
     let tolerance = |t| FORMATS.iter().find(|f| f.0 == t).unwrap().1;
@@ -631,6 +632,13 @@ fn quantized_checkpoints_run_as_their_reference_dequantizes() {
             14,
         ),
         ("mlx", "MLX int4, groups of 32", "Q4_1", GgmlDType::Q4_1, 15),
+        (
+            "mlx-g64",
+            "MLX int4, groups of 64",
+            "INT4_G64",
+            GgmlDType::Q4_1,
+            15,
+        ),
     ] {
         verifies_as(fixture, format);
         let name = format!("{held} × {projections} projections");
@@ -712,6 +720,7 @@ fn quantized_checkpoints_stored_bytes_are_their_files() {
         "compressed-fp8",
         "compressed-nvfp4",
         "mlx",
+        "mlx-g64",
         "bnb-nf4",
         "bnb-fp4",
         "bnb-int8",

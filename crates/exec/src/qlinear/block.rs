@@ -23,6 +23,10 @@ pub enum Block {
     /// their common group of 128, held as stored (Q4_1 would repeat each group's scale and
     /// minimum four times: 80 bytes, 18 % more to read in a decode step).
     Int4G128,
+    /// INT4_G128's twin in groups of 64 (36 bytes a group, 4.5 bits a weight): MLX's default
+    /// groups, asymmetric GPTQ's and AWQ's groups of 64 (Q4_1 would repeat each group's scale
+    /// and minimum twice: 40 bytes).
+    Int4G64,
     /// NVFP4 (compressed-tensors' `nvfp4-pack-quantized`): e2m1 codes with an fp8 e4m3 scale for
     /// each 16, in blocks of 32: the two scales' bytes, then the codes in MXFP4's order (18
     /// bytes, 4.5 bits a weight). Its values doubled are MXFP4's integers and its scales halved
@@ -63,7 +67,7 @@ pub const FP4_LEVELS: [i8; 16] = [
 ];
 
 impl Block {
-    pub const ALL: [Block; 16] = [
+    pub const ALL: [Block; 17] = [
         Block::Q4_0,
         Block::Q4_1,
         Block::Q5_0,
@@ -75,6 +79,7 @@ impl Block {
         Block::Q6K,
         Block::Mxfp4,
         Block::Int4G128,
+        Block::Int4G64,
         Block::Nvfp4,
         Block::Iq4Nl,
         Block::Iq4Xs,
@@ -96,6 +101,7 @@ impl Block {
             Block::Q6K => 210,
             Block::Mxfp4 => 17,
             Block::Int4G128 => 68,
+            Block::Int4G64 => 36,
             Block::Nvfp4 | Block::Iq4Nl | Block::Nf4 | Block::Fp4 => 18,
             Block::Iq4Xs => 136,
         }
@@ -115,6 +121,7 @@ impl Block {
             Block::Q6K => "Q6_K",
             Block::Mxfp4 => "MXFP4",
             Block::Int4G128 => "INT4_G128",
+            Block::Int4G64 => "INT4_G64",
             Block::Nvfp4 => "NVFP4",
             Block::Iq4Nl => "IQ4_NL",
             Block::Iq4Xs => "IQ4_XS",
@@ -128,6 +135,7 @@ impl Block {
         match self {
             Block::Q3K | Block::Q4K | Block::Q5K | Block::Q6K | Block::Iq4Xs => 256,
             Block::Int4G128 => 128,
+            Block::Int4G64 => 64,
             Block::Q4_0
             | Block::Q4_1
             | Block::Q5_0
@@ -145,7 +153,7 @@ impl Block {
     pub(crate) fn has_min(self) -> bool {
         matches!(
             self,
-            Block::Q4_1 | Block::Q5_1 | Block::Q4K | Block::Q5K | Block::Int4G128
+            Block::Q4_1 | Block::Q5_1 | Block::Q4K | Block::Q5K | Block::Int4G128 | Block::Int4G64
         )
     }
 
@@ -192,7 +200,8 @@ impl Block {
             | Block::Q4K
             | Block::Q5K
             | Block::Q6K
-            | Block::Int4G128 => None,
+            | Block::Int4G128
+            | Block::Int4G64 => None,
         }
     }
 
@@ -279,7 +288,7 @@ impl Block {
                 nibble_block(&b[4..20], 0, 0, q);
                 ([h(b, 0); 2], h(b, 2))
             }
-            Block::Int4G128 => {
+            Block::Int4G128 | Block::Int4G64 => {
                 nibble_block(&b[4 + 16 * k..][..16], 0, 0, q);
                 ([h(b, 0); 2], h(b, 2))
             }
