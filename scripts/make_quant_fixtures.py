@@ -23,7 +23,9 @@ own code stores it, beside transformers' logits on the weights that code dequant
   global scale), decompressed back (in bf16, as it does);
 - mlx: mlx.core.quantize (affine, 4 bits, groups of 32) on every linear layer and the embedding,
   mlx.core.dequantize back;
-- mlx-g64: the same in mlx's default groups of 64, which `run` holds as INT4_G64;
+- mlx-g64: the same in mlx's default groups of 64, which `run` holds as INT4_G64, one layer in
+  8 bits and one left unquantized by per-layer entries, as mlx-lm's quant_predicate writes them
+  (a MoE's router in 8 bits), `quantization` copied to `quantization_config` as mlx-lm does;
 - bnb-nf4, bnb-fp4, bnb-int8: bitsandbytes.functional.quantize_4bit (NF4 double quantized, FP4
   not) and int8_vectorwise_quant on every linear layer (NF4's but layer 1's MLP, which its
   llm_int8_skip_modules names by a prefix), each tensor under the name
@@ -254,22 +256,32 @@ def compressed_nvfp4(model, config):
     return stored, dequantized
 
 
-def mlx(model, config, group=GROUP):
+def mlx(model, config, group=GROUP, layers=None):
+    """mx.quantize on every linear layer and the embedding; `layers` are mlx-lm's per-module
+    choices (its own bits and group, or False: left in its float type), written into
+    `quantization` and copied to `quantization_config` as mlx-lm's quantize_model writes them."""
     import mlx.core as mx
     import numpy as np
 
+    layers = layers or {}
     stored, dequantized = {}, {}
     mods = dict(linears(model))
     mods["model.embed_tokens"] = model.model.embed_tokens
     for name, m in mods.items():
+        choice = layers.get(name, {"group_size": group, "bits": 4})
+        if choice is False:
+            continue
         w = mx.array(m.weight.data.numpy())
+        g, bits = choice["group_size"], choice["bits"]
         # Scales and biases in the weights' type (the toy's float32), as mlx-lm saves them.
-        q, s, b = mx.quantize(w, group, 4)
-        dequantized[name] = torch.from_numpy(np.array(mx.dequantize(q, s, b, group, 4))).float()
+        q, s, b = mx.quantize(w, g, bits)
+        dequantized[name] = torch.from_numpy(np.array(mx.dequantize(q, s, b, g, bits))).float()
         stored[f"{name}.weight"] = torch.from_numpy(np.array(q))
         stored[f"{name}.scales"] = torch.from_numpy(np.array(s))
         stored[f"{name}.biases"] = torch.from_numpy(np.array(b))
-    config["quantization"] = {"group_size": group, "bits": 4}
+    config["quantization"] = {"group_size": group, "bits": 4, **layers}
+    if layers:
+        config["quantization_config"] = config["quantization"]
     return stored, dequantized
 
 
@@ -312,7 +324,8 @@ def main():
     formats = [("gptq", gptq), ("awq", awq), ("compressed", compressed), ("mlx", mlx)]
     formats += [("awq-g128", lambda m, c: awq(m, c, 128))]
     formats += [("gptq-act-order", lambda m, c: gptq(m, c, act_order=True)), ("awq-gemv", awq_gemv)]
-    formats += [("mlx-g64", lambda m, c: mlx(m, c, 64))]
+    mixed = {"model.layers.0.mlp.gate_proj": {"group_size": 64, "bits": 8}, "model.layers.1.self_attn.o_proj": False}
+    formats += [("mlx-g64", lambda m, c: mlx(m, c, 64, mixed))]
     formats += [(f"compressed-{k}", lambda m, c, k=k: compressed_naive(m, c, k)) for k in ("int8", "fp8")]
     formats += [("compressed-nvfp4", compressed_nvfp4)]
     formats += [(f"bnb-{k}", lambda m, c, k=k: bnb(m, c, k)) for k in ("nf4", "fp4", "int8")]

@@ -6,6 +6,7 @@
 use crate::config::Config;
 use crate::error::Result;
 use crate::graph::{Component, Graph, Op, TensorKind};
+use serde_json::Value;
 
 /// What config.json declares: the format, and the safetensors dtype of what it leaves unpacked
 /// (its `dtype`, or `torch_dtype`; BF16 where it names none of the three).
@@ -87,8 +88,13 @@ pub enum Quant {
         ignore: Vec<String>,
     },
     /// MLX (mlx-lm): `weight` uint32 `[out, in·bits/32]`, `scales` and `biases` `[out, in/group]`
-    /// for every linear layer and embedding whose input width the group divides.
-    Mlx { bits: u64, group: u64 },
+    /// for every linear layer and embedding whose input width the group divides; `layers`
+    /// are mlx-lm's per-module choices (its bits and group, or `None`: not quantized).
+    Mlx {
+        bits: u64,
+        group: u64,
+        layers: Vec<(String, Option<(u64, u64)>)>,
+    },
     /// bitsandbytes (transformers' `BitsAndBytesConfig`): every linear layer but the head and
     /// the modules it is told to skip, in 4 bits (NF4 or FP4 codes in blocks of 64, their
     /// absolute maxima themselves quantized where `double`) or in LLM.int8()'s 8 bits.
@@ -232,7 +238,13 @@ impl Declared {
 impl Quant {
     /// The format `top` declares, if any.
     pub fn read(top: &Config) -> Result<Option<Quant>> {
-        if let Some(q) = top.detached("quantization_config")? {
+        // mlx-lm copies its `quantization` into `quantization_config` (for the Hub's model tree),
+        // without a `quant_method`: read as MLX's.
+        let mlx_copy = top.present("quantization")
+            && top
+                .sub("quantization_config")?
+                .is_some_and(|q| !q.has("quant_method"));
+        if let Some(q) = top.detached("quantization_config")?.filter(|_| !mlx_copy) {
             let method = q.string("quant_method", "")?;
             return Ok(Some(match method.as_str() {
                 "gptq" => {
@@ -315,7 +327,20 @@ impl Quant {
                 let kinds: Vec<String> = schemes.iter().map(|s| s.kind.describe()).collect();
                 format!("compressed-tensors {}", kinds.join("; "))
             }
-            Quant::Mlx { bits, group } => format!("MLX int{bits}, groups of {group}"),
+            Quant::Mlx {
+                bits,
+                group,
+                layers,
+            } => {
+                let own = layers
+                    .iter()
+                    .filter(|(_, c)| *c != Some((*bits, *group)))
+                    .count();
+                match own {
+                    0 => format!("MLX int{bits}, groups of {group}"),
+                    n => format!("MLX int{bits}, groups of {group} ({n} layers otherwise)"),
+                }
+            }
             Quant::Bnb(b) => match b.kind {
                 BnbKind::Int8 => "bitsandbytes LLM.int8()".into(),
                 k => format!(
@@ -390,14 +415,17 @@ impl Quant {
                     .map(|s| s.kind)
             }
             // MLX's groups carry a bias (`biases`), not a zero point.
-            Quant::Mlx { bits, group } if inp.is_multiple_of(*group) => Some(Packing::PackedInt {
-                groups: Groups {
-                    bits: *bits,
-                    group: Some(*group),
-                    zeros: false,
-                },
-                g_idx: false,
-            }),
+            Quant::Mlx { .. } => {
+                let (bits, group) = self.mlx_layer(module)?;
+                inp.is_multiple_of(group).then_some(Packing::PackedInt {
+                    groups: Groups {
+                        bits,
+                        group: Some(group),
+                        zeros: false,
+                    },
+                    g_idx: false,
+                })
+            }
             // transformers replaces every linear layer but the head and the skipped ones; its
             // 4-bit codes pack two a byte.
             Quant::Bnb(b)
@@ -417,7 +445,26 @@ impl Quant {
             Quant::Gptq { .. }
             | Quant::Awq { .. }
             | Quant::Compressed { .. }
-            | Quant::Mlx { .. }
+            | Quant::Bnb(_)
+            | Quant::Unread(_) => None,
+        }
+    }
+
+    /// MLX's bits and group for the module at `module`: its own entry's, else the defaults;
+    /// `None` where its entry leaves it unquantized or the format is not MLX.
+    pub fn mlx_layer(&self, module: &str) -> Option<(u64, u64)> {
+        match self {
+            Quant::Mlx {
+                bits,
+                group,
+                layers,
+            } => match layers.iter().find(|(path, _)| path == module) {
+                Some((_, choice)) => *choice,
+                None => Some((*bits, *group)),
+            },
+            Quant::Gptq { .. }
+            | Quant::Awq { .. }
+            | Quant::Compressed { .. }
             | Quant::Bnb(_)
             | Quant::Unread(_) => None,
         }
@@ -787,9 +834,48 @@ fn mlx(q: &Config) -> Result<Quant> {
             format!("is `{mode}`; anatomy reads MLX's `affine` quantization"),
         ));
     }
+    let bits = int(q, "bits", &[2, 3, 4, 5, 6, 8], None)?;
+    let group = q.size("group_size", Some(64))?;
+    // mlx-lm's per-layer choices, by module path: its own bits and groups (a MoE router in 8
+    // bits), `true` for the defaults, `false` for a layer left in its float type.
+    let mut layers = Vec::new();
+    for (path, v) in q.map {
+        if matches!(path.as_str(), "bits" | "group_size" | "mode") {
+            continue;
+        }
+        let choice = match v {
+            Value::Bool(false) => None,
+            Value::Bool(true) => Some((bits, group)),
+            Value::Object(_) => {
+                let layer = q.sub(path)?.expect("an object");
+                let mode = layer.string("mode", &mode)?;
+                if mode != "affine" {
+                    return Err(layer.err(
+                        "mode",
+                        format!("is `{mode}`; anatomy reads MLX's `affine` quantization"),
+                    ));
+                }
+                Some((
+                    int(&layer, "bits", &[2, 3, 4, 5, 6, 8], Some(bits))?,
+                    layer.size("group_size", Some(group))?,
+                ))
+            }
+            other => {
+                return Err(q.err(
+                    path,
+                    format!(
+                        "is {}; a layer's entry is its own bits and group_size, true or false",
+                        crate::config::kind(other)
+                    ),
+                ))
+            }
+        };
+        layers.push((path.clone(), choice));
+    }
     Ok(Quant::Mlx {
-        bits: int(q, "bits", &[2, 3, 4, 5, 6, 8], None)?,
-        group: q.size("group_size", Some(64))?,
+        bits,
+        group,
+        layers,
     })
 }
 
@@ -855,7 +941,11 @@ mod tests {
                 }],
             ),
             (
-                Quant::Mlx { bits: 4, group: 32 },
+                Quant::Mlx {
+                    bits: 4,
+                    group: 32,
+                    layers: Vec::new(),
+                },
                 vec![Packing::PackedInt {
                     groups: g(false),
                     g_idx: false,

@@ -1486,6 +1486,31 @@ fn quantization_configs_are_read_or_refused_at_the_field() {
             "{q}: {e}"
         );
     }
+    // MLX's per-layer entries: its own bits and group, true or false.
+    let mlx = [
+        (
+            json!({"group_size": 64, "bits": 4, "model.layers.0.mlp.gate": "8"}),
+            "quantization.model.layers.0.mlp.gate",
+            "true or false",
+        ),
+        (
+            json!({"group_size": 64, "bits": 4, "model.layers.0.mlp.gate": {"bits": 7}}),
+            "quantization.model.layers.0.mlp.gate.bits",
+            "[2, 3, 4, 5, 6, 8]",
+        ),
+        (
+            json!({"group_size": 64, "bits": 4, "model.layers.0.mlp.gate": {"mode": "mxfp4"}}),
+            "quantization.model.layers.0.mlp.gate.mode",
+            "`affine`",
+        ),
+    ];
+    for (q, field, says) in mlx {
+        let e = err_of(&with("quantization", q.clone())).to_string();
+        assert!(
+            e.contains("cfg.json") && e.contains(field) && e.contains(says),
+            "{q}: {e}"
+        );
+    }
     let spec = families::load_json(
         "cfg.json",
         &with(
@@ -1499,4 +1524,12 @@ fn quantization_configs_are_read_or_refused_at_the_field() {
     .unwrap();
     let q = spec.quant.unwrap().quant;
     assert!(!q.packs() && q.describe().contains("hqq"), "{q:?}");
+    // mlx-lm's copy of `quantization` in `quantization_config`, without a quant_method, is MLX's.
+    let mlx = json!({"group_size": 64, "bits": 4, "model.layers.0.mlp.gate_proj": false});
+    let mut v = with("quantization", mlx.clone());
+    v["quantization_config"] = mlx;
+    let spec = families::load_json("cfg.json", &v.to_string(), "t", false).unwrap();
+    let q = spec.quant.unwrap().quant;
+    assert_eq!(q.mlx_layer("model.layers.0.mlp.gate_proj"), None, "{q:?}");
+    assert_eq!(q.mlx_layer("model.layers.0.mlp.up_proj"), Some((4, 64)));
 }

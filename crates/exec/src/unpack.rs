@@ -286,58 +286,65 @@ pub fn unpack(
             ints,
             floats,
         };
-        let c = match quant {
-            Quant::Gptq { groups, v1 } => gptq(&mut p, groups.bits as usize, *v1)?,
-            Quant::Awq { groups: g, gemv } => {
-                if !g.zeros {
-                    // AutoAWQ's packers assert zero points: no library writes such a layout.
-                    return Err(p.bad(
-                        "is AWQ without zero points, which anatomy does not unpack yet".into(),
-                    ));
+        let c =
+            match quant {
+                Quant::Gptq { groups, v1 } => gptq(&mut p, groups.bits as usize, *v1)?,
+                Quant::Awq { groups: g, gemv } => {
+                    if !g.zeros {
+                        // AutoAWQ's packers assert zero points: no library writes such a layout.
+                        return Err(p.bad(
+                            "is AWQ without zero points, which anatomy does not unpack yet".into(),
+                        ));
+                    }
+                    match gemv {
+                        true => awq_gemv(&mut p, g.bits as usize, g.group)?,
+                        false => awq(&mut p, g.bits as usize, g.group)?,
+                    }
                 }
-                match gemv {
-                    true => awq_gemv(&mut p, g.bits as usize, g.group)?,
-                    false => awq(&mut p, g.bits as usize, g.group)?,
+                // NVFP4: e2m1 codes, held as stored in `qlinear`'s NVFP4 blocks, or dequantized as
+                // its reference does.
+                Quant::Compressed { .. }
+                    if p.floats
+                        .contains_key(&format!("{module}.weight_global_scale")) =>
+                {
+                    let m = Nvfp4::read(&mut p)?;
+                    let held = || m.held().map(Stored::Own);
+                    let widened = || (m.out, m.inp, m.dequantize());
+                    hold(
+                        stored.as_deref_mut(),
+                        floats,
+                        (shown, &module),
+                        held,
+                        widened,
+                    )?;
+                    continue;
                 }
-            }
-            // NVFP4: e2m1 codes, held as stored in `qlinear`'s NVFP4 blocks, or dequantized as
-            // its reference does.
-            Quant::Compressed { .. }
-                if p.floats
-                    .contains_key(&format!("{module}.weight_global_scale")) =>
-            {
-                let m = Nvfp4::read(&mut p)?;
-                let held = || m.held().map(Stored::Own);
-                let widened = || (m.out, m.inp, m.dequantize());
-                hold(
-                    stored.as_deref_mut(),
-                    floats,
-                    (shown, &module),
-                    held,
-                    widened,
-                )?;
-                continue;
-            }
-            Quant::Compressed { .. } => compressed(&mut p, quant)?,
-            Quant::Mlx { bits, group } => mlx(&mut p, *bits as usize, *group as usize)?,
-            Quant::Bnb(b) if b.kind == BnbKind::Int8 => bnb8(&mut p)?,
-            // A code book, not an affine map: held in NF4 or FP4 blocks, or dequantized.
-            Quant::Bnb(_) => {
-                let m = bnb4(&mut p, primary)?;
-                let held = || m.held().map(Stored::Own);
-                let widened = || (m.out, m.inp, m.dequantize());
-                hold(
-                    stored.as_deref_mut(),
-                    floats,
-                    (shown, &module),
-                    held,
-                    widened,
-                )?;
-                continue;
-            }
-            // Refused before the loop.
-            Quant::Unread(_) => return Ok(()),
-        };
+                Quant::Compressed { .. } => compressed(&mut p, quant)?,
+                Quant::Mlx { .. } => match quant.mlx_layer(&module) {
+                    Some((bits, group)) => mlx(&mut p, bits as usize, group as usize)?,
+                    None => return Err(p.bad(
+                        "is stored packed where the config's quantization leaves it unquantized"
+                            .into(),
+                    )),
+                },
+                Quant::Bnb(b) if b.kind == BnbKind::Int8 => bnb8(&mut p)?,
+                // A code book, not an affine map: held in NF4 or FP4 blocks, or dequantized.
+                Quant::Bnb(_) => {
+                    let m = bnb4(&mut p, primary)?;
+                    let held = || m.held().map(Stored::Own);
+                    let widened = || (m.out, m.inp, m.dequantize());
+                    hold(
+                        stored.as_deref_mut(),
+                        floats,
+                        (shown, &module),
+                        held,
+                        widened,
+                    )?;
+                    continue;
+                }
+                // Refused before the loop.
+                Quant::Unread(_) => return Ok(()),
+            };
         let name = format!("{module}.weight");
         if let (Some(stored), Some(q)) = (stored.as_deref_mut(), c.held()) {
             stored.insert(name, Stored::Own(q));
