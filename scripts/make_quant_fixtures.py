@@ -26,6 +26,8 @@ own code stores it, beside transformers' logits on the weights that code dequant
 - mlx-g64: the same in mlx's default groups of 64, which `run` holds as INT4_G64, one layer in
   8 bits and one left unquantized by per-layer entries, as mlx-lm's quant_predicate writes them
   (a MoE's router in 8 bits), `quantization` copied to `quantization_config` as mlx-lm does;
+- mlx-moe: the toy Qwen3-MoE (its experts 64 wide) as mlx-lm saves a mixture of experts: the
+  experts stacked per projection under `switch_mlp`, the router in 8 bits, groups of 64;
 - bnb-nf4, bnb-fp4, bnb-int8: bitsandbytes.functional.quantize_4bit (NF4 double quantized, FP4
   not) and int8_vectorwise_quant on every linear layer (NF4's but layer 1's MLP, which its
   llm_int8_skip_modules names by a prefix), each tensor under the name
@@ -68,7 +70,11 @@ def linears(model):
 
 
 # A format's toy where it is not the toy Qwen3 as it is: wide enough for groups of 128.
-WIDER = {"awq-g128": {"hidden_size": 128, "intermediate_size": 256, "head_dim": 32}}
+WIDER = {"awq-g128": {"hidden_size": 128, "intermediate_size": 256, "head_dim": 32},
+         "mlx-moe": {"moe_intermediate_size": 64}}
+# The formats whose fixture is the toy Qwen3-MoE (crates/exec/tests/fixtures/toy/qwen3-30b-a3b).
+TOY_MOE = ROOT / "crates/exec/tests/fixtures/toy/qwen3-30b-a3b"
+MOE = {"mlx-moe"}
 
 
 def rtn(w, bits, sym, group=GROUP):
@@ -285,6 +291,45 @@ def mlx(model, config, group=GROUP, layers=None):
     return stored, dequantized
 
 
+def mlx_moe(model, config, group=64):
+    """The toy Qwen3-MoE as mlx-lm saves a mixture of experts: each layer's experts stacked per
+    projection (`mlp.switch_mlp.{gate,up,down}_proj`, as its sanitize stacks transformers'
+    experts) and quantized as mlx.core.quantize does a 3-D weight, the router in 8 bits by its
+    quant_predicate's per-layer entry, the attention, embedding and head in 4 bits. Returns
+    the experts' stacked parameters as replaced."""
+    import mlx.core as mx
+    import numpy as np
+
+    def quantize(name, w, bits=4):
+        q, s, b = mx.quantize(mx.array(w.numpy()), group, bits)
+        stored[f"{name}.weight"] = torch.from_numpy(np.array(q))
+        stored[f"{name}.scales"] = torch.from_numpy(np.array(s))
+        stored[f"{name}.biases"] = torch.from_numpy(np.array(b))
+        return torch.from_numpy(np.array(mx.dequantize(q, s, b, group, bits))).float()
+
+    stored, dequantized, replaced, layers = {}, {}, set(), {}
+    mods = dict(linears(model))
+    mods["model.embed_tokens"] = model.model.embed_tokens
+    mods["lm_head"] = model.lm_head
+    for name, m in mods.items():
+        dequantized[name] = quantize(name, m.weight.data)
+    for i, layer in enumerate(model.model.layers):
+        prefix = f"model.layers.{i}.mlp"
+        dequantized[f"{prefix}.gate"] = quantize(f"{prefix}.gate", layer.mlp.gate.weight.data, 8)
+        layers[f"{prefix}.gate"] = {"group_size": group, "bits": 8}
+        experts = layer.mlp.experts
+        inter = experts.gate_up_proj.shape[1] // 2
+        gate, up = experts.gate_up_proj.data[:, :inter], experts.gate_up_proj.data[:, inter:]
+        with torch.no_grad():
+            experts.gate_up_proj.copy_(torch.cat([quantize(f"{prefix}.switch_mlp.gate_proj", gate),
+                                                  quantize(f"{prefix}.switch_mlp.up_proj", up)], 1))
+            experts.down_proj.copy_(quantize(f"{prefix}.switch_mlp.down_proj", experts.down_proj.data))
+        replaced |= {f"{prefix}.experts.gate_up_proj", f"{prefix}.experts.down_proj"}
+    config["quantization"] = {"group_size": group, "bits": 4, **layers}
+    config["quantization_config"] = config["quantization"]
+    return stored, dequantized, replaced
+
+
 def bnb(model, config, kind):
     import bitsandbytes.functional as F
     from transformers import BitsAndBytesConfig
@@ -319,13 +364,13 @@ def bnb(model, config, kind):
 
 
 def main():
-    raw = json.loads((TOY / "config.json").read_text())
-    ids = json.loads((TOY / "expected.json").read_text())["ids"]
+    raws = {toy: json.loads((toy / "config.json").read_text()) for toy in (TOY, TOY_MOE)}
+    ids = {toy: json.loads((toy / "expected.json").read_text())["ids"] for toy in (TOY, TOY_MOE)}
     formats = [("gptq", gptq), ("awq", awq), ("compressed", compressed), ("mlx", mlx)]
     formats += [("awq-g128", lambda m, c: awq(m, c, 128))]
     formats += [("gptq-act-order", lambda m, c: gptq(m, c, act_order=True)), ("awq-gemv", awq_gemv)]
     mixed = {"model.layers.0.mlp.gate_proj": {"group_size": 64, "bits": 8}, "model.layers.1.self_attn.o_proj": False}
-    formats += [("mlx-g64", lambda m, c: mlx(m, c, 64, mixed))]
+    formats += [("mlx-g64", lambda m, c: mlx(m, c, 64, mixed)), ("mlx-moe", mlx_moe)]
     formats += [(f"compressed-{k}", lambda m, c, k=k: compressed_naive(m, c, k)) for k in ("int8", "fp8")]
     formats += [("compressed-nvfp4", compressed_nvfp4)]
     formats += [(f"bnb-{k}", lambda m, c, k=k: bnb(m, c, k)) for k in ("nf4", "fp4", "int8")]
@@ -333,25 +378,27 @@ def main():
     for fmt, quantize in formats:
         if only and fmt not in only:
             continue
-        config = {**copy.deepcopy(raw), **WIDER.get(fmt, {})}
+        toy = TOY_MOE if fmt in MOE else TOY
+        config = {**copy.deepcopy(raws[toy]), **WIDER.get(fmt, {})}
         model = toys.build(config)
         config["torch_dtype"] = "float32"  # what the file holds beside the packed matrices
-        stored, dequantized = quantize(model, config)
+        stored, dequantized, *replaced = quantize(model, config)
+        replaced = set(*replaced)
         # Everything else as the model holds it; the reference's weights in place for the logits.
         packed_modules = {k.rsplit(".", 1)[0] for k in stored}
         for name, t in model.state_dict().items():
             module = name.rsplit(".", 1)[0]
-            if module not in packed_modules and name != "lm_head.weight":
+            if module not in packed_modules and name != "lm_head.weight" and name not in replaced:
                 stored[name] = t.contiguous()
         with torch.no_grad():
             for name, w in dequantized.items():
                 model.get_submodule(name).weight.copy_(w)
-            logits = model(input_ids=torch.tensor([ids])).logits[0]
+            logits = model(input_ids=torch.tensor([ids[toy]])).logits[0]
         folder = OUT / fmt
         folder.mkdir(parents=True, exist_ok=True)
         save_file(stored, str(folder / "model.safetensors"), metadata={"format": "pt"})
         (folder / "config.json").write_text(json.dumps(config, indent=1) + "\n")
-        (folder / "expected.json").write_text(json.dumps({"ids": ids, "logits": logits.tolist()}) + "\n")
+        (folder / "expected.json").write_text(json.dumps({"ids": ids[toy], "logits": logits.tolist()}) + "\n")
         print(fmt, len(stored), "tensors; logits up to", float(logits.abs().max()))
 
 

@@ -6,6 +6,7 @@
 
 use crate::Stored;
 use anatomy_core::manifest::{self, Naming};
+use anatomy_core::quant::Quant;
 use anatomy_core::spec::{HfWrap, Spec};
 use std::collections::HashSet;
 
@@ -30,7 +31,24 @@ fn holds(spec: &Spec, names: &HashSet<&str>) -> bool {
 pub fn fit(spec: &mut Spec, stored: &[Stored]) {
     let names: HashSet<&str> = stored.iter().map(|t| t.name.as_str()).collect();
     fit_language_model(spec, &names);
+    fit_mlx_experts(spec, &names);
     fit_towers(spec, &names);
+}
+
+/// An MLX checkpoint whose experts are saved one each (early conversions), not stacked as
+/// mlx-lm's `switch_mlp`, is read so.
+fn fit_mlx_experts(spec: &mut Spec, names: &HashSet<&str>) {
+    let quant = spec.quant.as_ref().map(|d| &d.quant);
+    if !matches!(quant, Some(Quant::Mlx { switch: true, .. })) || holds(spec, names) {
+        return;
+    }
+    let mut other = spec.clone();
+    if let Some(Quant::Mlx { switch, .. }) = other.quant.as_mut().map(|d| &mut d.quant) {
+        *switch = false;
+    }
+    if holds(&other, names) {
+        *spec = other;
+    }
 }
 
 /// A tower saved with its vision model's own nesting (`vision_tower.vision_model.*`, as the
@@ -86,6 +104,48 @@ fn fit_language_model(spec: &mut Spec, names: &HashSet<&str>) {
         if holds(&other, names) {
             *spec = other;
             return;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An MLX mixture of experts is read stacked (`switch_mlp`, as mlx-lm saves one) or one
+    /// tensor each (early conversions), whichever the header holds.
+    #[test]
+    fn mlx_experts_are_read_stacked_or_one_each_as_stored() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../exec/tests/fixtures/quant/mlx-moe/config.json");
+        let text = std::fs::read_to_string(dir).unwrap();
+        let spec = anatomy_core::families::load_json("config.json", &text, "t", false).unwrap();
+        let switch = |spec: &Spec| match spec.quant.as_ref().map(|d| &d.quant) {
+            Some(Quant::Mlx { switch, .. }) => *switch,
+            other => panic!("{other:?}"),
+        };
+        for stacked in [true, false] {
+            let mut saved = spec.clone();
+            if let Some(Quant::Mlx { switch, .. }) = saved.quant.as_mut().map(|d| &mut d.quant) {
+                *switch = stacked;
+            }
+            let g = anatomy_core::graph::build(&saved).unwrap();
+            let stored: Vec<Stored> = manifest::manifest(&g, Naming::Hf)
+                .unwrap()
+                .into_iter()
+                .map(|e| Stored {
+                    name: e.name,
+                    shape: e.shape,
+                    dtype: String::new(),
+                })
+                .collect();
+            assert_eq!(
+                stored.iter().any(|t| t.name.contains(".switch_mlp.")),
+                stacked
+            );
+            let mut read = spec.clone();
+            fit(&mut read, &stored);
+            assert_eq!(switch(&read), stacked);
         }
     }
 }

@@ -67,21 +67,27 @@ pub fn manifest(g: &Graph, naming: Naming) -> Result<Vec<Entry>> {
     // A quantized checkpoint stores its matrices packed, under names of the format's own.
     let quant = (g.spec.quant.as_ref().map(|d| &d.quant)).filter(|_| naming == Naming::Hf);
     let matrices = quant.map(|_| crate::quant::matrices(g)).unwrap_or_default();
+    // A matrix's packing by its last two dims; the experts of an MLX stack lead every part.
     let push = |out: &mut Vec<Entry>, i: usize, name: String, shape: &Vec<u64>| {
+        let (lead, matrix_shape) = shape.split_at(shape.len().saturating_sub(2));
         let packing = quant
             .zip(matrices.get(i))
             .and_then(|(q, &(matrix, lookup))| {
                 let module = name.strip_suffix(".weight").filter(|_| matrix)?;
-                Some((q, module, q.packing(module, shape[0], shape[1], lookup)?))
+                let &[out, inp] = matrix_shape else {
+                    return None;
+                };
+                Some((q, module, q.packing(module, out, inp, lookup)?))
             });
         match packing {
             Some((q, module, packing)) => {
                 let format = q.format(packing);
-                for (k, part) in q.parts(packing, shape[0], shape[1]).into_iter().enumerate() {
+                let parts = q.parts(packing, matrix_shape[0], matrix_shape[1]);
+                for (k, part) in parts.into_iter().enumerate() {
                     out.push(Entry {
                         name: format!("{module}.{}", part.suffix),
                         params: if k == 0 { numel(shape) } else { 0 },
-                        shape: part.shape,
+                        shape: lead.iter().copied().chain(part.shape).collect(),
                         packed: Some(Packed {
                             dtype: part.dtype,
                             format: format.clone(),
@@ -106,6 +112,9 @@ pub fn manifest(g: &Graph, naming: Naming) -> Result<Vec<Entry>> {
             Naming::Hf => &p.hf,
             Naming::Gguf => &p.gguf,
         };
+        // MLX stacks a layer's experts (`switch_mlp`) where transformers saves one each.
+        let switch = (quant.and_then(|q| q.mlx_switch_of(template))).filter(|_| p.experts > 1);
+        let template = switch.as_deref().unwrap_or(template);
         let per_expert = template.contains("{e}");
         let experts: Vec<Option<u64>> = if per_expert {
             (0..p.experts).map(Some).collect()

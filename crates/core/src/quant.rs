@@ -89,11 +89,16 @@ pub enum Quant {
     },
     /// MLX (mlx-lm): `weight` uint32 `[out, in·bits/32]`, `scales` and `biases` `[out, in/group]`
     /// for every linear layer and embedding whose input width the group divides; `layers`
-    /// are mlx-lm's per-module choices (its bits and group, or `None`: not quantized).
+    /// are mlx-lm's per-module choices (its bits and group, or `None`: not quantized). With
+    /// `switch`, a layer's routed experts are stacked as mlx-lm's SwitchGLU holds them, one
+    /// tensor per projection (`mlp.switch_mlp.gate_proj.weight` `[E, out, in·bits/32]`, see
+    /// `mlx_switch`), as mlx-lm saves every mixture-of-experts model it converts; without it,
+    /// one per expert as transformers names them (early conversions).
     Mlx {
         bits: u64,
         group: u64,
         layers: Vec<(String, Option<(u64, u64)>)>,
+        switch: bool,
     },
     /// bitsandbytes (transformers' `BitsAndBytesConfig`): every linear layer but the head and
     /// the modules it is told to skip, in 4 bits (NF4 or FP4 codes in blocks of 64, their
@@ -331,6 +336,7 @@ impl Quant {
                 bits,
                 group,
                 layers,
+                ..
             } => {
                 let own = layers
                     .iter()
@@ -450,6 +456,23 @@ impl Quant {
         }
     }
 
+    /// The stacked tensor's template for the per-expert tensor template `template`
+    /// (`….experts.{e}.gate_proj.weight`) where this is MLX stacking its experts (`mlx_switch`).
+    pub fn mlx_switch_of(&self, template: &str) -> Option<String> {
+        match self {
+            Quant::Mlx { switch: true, .. } => {
+                let module = template.strip_suffix(".weight")?;
+                Some(format!("{}.weight", mlx_switch(module)?))
+            }
+            Quant::Mlx { switch: false, .. }
+            | Quant::Gptq { .. }
+            | Quant::Awq { .. }
+            | Quant::Compressed { .. }
+            | Quant::Bnb(_)
+            | Quant::Unread(_) => None,
+        }
+    }
+
     /// MLX's bits and group for the module at `module`: its own entry's, else the defaults;
     /// `None` where its entry leaves it unquantized or the format is not MLX.
     pub fn mlx_layer(&self, module: &str) -> Option<(u64, u64)> {
@@ -458,6 +481,7 @@ impl Quant {
                 bits,
                 group,
                 layers,
+                ..
             } => match layers.iter().find(|(path, _)| path == module) {
                 Some((_, choice)) => *choice,
                 None => Some((*bits, *group)),
@@ -876,7 +900,60 @@ fn mlx(q: &Config) -> Result<Quant> {
         bits,
         group,
         layers,
+        switch: true,
     })
+}
+
+/// mlx-lm's stacked module for the per-expert module template `template`
+/// (`model.layers.{b}.mlp.experts.{e}.gate_proj`, or Mixtral's `….experts.{e}.w1`):
+/// `model.layers.{b}.mlp.switch_mlp.gate_proj`, as its models' `sanitize` stacks them; `None`
+/// for a projection it does not stack so.
+pub fn mlx_switch(template: &str) -> Option<String> {
+    let (head, tail) = template.split_once(".experts.{e}.")?;
+    let proj = match tail {
+        "gate_proj" | "w1" => "gate_proj",
+        "up_proj" | "w3" => "up_proj",
+        "down_proj" | "w2" => "down_proj",
+        _ => return None,
+    };
+    Some(format!("{head}.switch_mlp.{proj}"))
+}
+
+/// A layer's experts of one projection as MLX stacks them: the stacked module
+/// (`model.layers.0.mlp.switch_mlp.gate_proj`), the per-expert module it holds with `{e}` for
+/// the expert (`model.layers.0.mlp.experts.{e}.gate_proj`), and the expert count.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MlxStack {
+    pub stacked: String,
+    pub each: String,
+    pub experts: u64,
+}
+
+/// Every stack of experts `g`'s checkpoint holds where it is MLX's with `switch`.
+pub fn mlx_stacks(g: &Graph) -> Vec<MlxStack> {
+    let Some(q) = g.spec.quant.as_ref().map(|d| &d.quant) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for p in g.params.iter().filter(|p| p.experts > 1) {
+        let (Some(stacked), Some(layers)) = (q.mlx_switch_of(&p.hf), &p.layers) else {
+            continue;
+        };
+        let module = |t: &str, b| {
+            let name = g.spec.instantiate(t, Some(b), None);
+            name.strip_suffix(".weight").map(str::to_string)
+        };
+        for b in layers.iter() {
+            if let (Some(stacked), Some(each)) = (module(&stacked, b), module(&p.hf, b)) {
+                out.push(MlxStack {
+                    stacked,
+                    each,
+                    experts: p.experts,
+                });
+            }
+        }
+    }
+    out
 }
 
 /// Which params are matrices a format can quantize, and which of those are read by a lookup
@@ -945,6 +1022,7 @@ mod tests {
                     bits: 4,
                     group: 32,
                     layers: Vec::new(),
+                    switch: true,
                 },
                 vec![Packing::PackedInt {
                     groups: g(false),

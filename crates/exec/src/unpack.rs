@@ -264,6 +264,58 @@ pub fn primary(quant: &Quant, shown: &str) -> Result<&'static str, Error> {
     })
 }
 
+/// Each of MLX's stacks of experts (`switch_mlp.*`: `weight` `[E, out, cols]`, `scales` and
+/// `biases` `[E, out, groups]`) split into the per-expert matrices the graph reads
+/// (`experts.{e}.*`), each then unpacked as any MLX matrix.
+pub fn split_stacks(
+    stacks: &[anatomy_core::quant::MlxStack],
+    ints: &mut Ints,
+    floats: &mut HashMap<String, Tensor>,
+    shown: &str,
+) -> Result<(), Error> {
+    for s in stacks {
+        let Some((dims, words)) = ints.remove(&format!("{}.weight", s.stacked)) else {
+            continue;
+        };
+        let bad = |what: String| Error::file(shown, format!("{}: {what}", s.stacked));
+        let &[experts, out, cols] = dims.as_slice() else {
+            return Err(bad(format!(
+                "weight is {dims:?}; a stack of experts is [experts, out, in·bits/32]"
+            )));
+        };
+        if experts as u64 != s.experts {
+            return Err(bad(format!(
+                "stacks {experts} experts; the config has {}",
+                s.experts
+            )));
+        }
+        let each = |e: usize| s.each.replace("{e}", &e.to_string());
+        for (e, part) in words.chunks_exact(out * cols).enumerate() {
+            ints.insert(
+                format!("{}.weight", each(e)),
+                (vec![out, cols], part.to_vec()),
+            );
+        }
+        for part in ["scales", "biases"] {
+            let name = format!("{}.{part}", s.stacked);
+            let t = floats
+                .remove(&name)
+                .ok_or_else(|| bad(format!("{name} is missing")))?;
+            if t.dims().first() != Some(&experts) {
+                return Err(bad(format!(
+                    "{name} is {:?}; it stacks {experts} experts",
+                    t.dims()
+                )));
+            }
+            for e in 0..experts {
+                let one = t.get(e).map_err(|x| bad(x.to_string()))?;
+                floats.insert(format!("{}.{part}", each(e)), one);
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Every packed matrix of `ints` replaced by its weight `{module}.weight`: in `stored` as Q4_0
 /// or Q4_1 blocks where `stored` is given and the codes fit them, else in `floats` in f32.
 pub fn unpack(

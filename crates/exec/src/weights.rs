@@ -102,6 +102,14 @@ impl Weights {
                 let halves = quant.is_some() && hold == Hold::Stored;
                 let mut w = Self::safetensors(path, read, ints.as_mut(), halves, progress)?;
                 if let (Some(q), Some(mut ints)) = (quant, ints) {
+                    let g = anatomy_core::graph::build(spec)?;
+                    let stacks = anatomy_core::quant::mlx_stacks(&g);
+                    crate::unpack::split_stacks(
+                        &stacks,
+                        &mut ints,
+                        &mut w.tensors,
+                        &checkpoint.path,
+                    )?;
                     let stored = (hold == Hold::Stored).then_some(&mut w.stored);
                     crate::unpack::unpack(q, &mut ints, &mut w.tensors, stored, &checkpoint.path)?;
                 }

@@ -632,6 +632,15 @@ fn quantized_checkpoints_run_as_their_reference_dequantizes() {
             14,
         ),
         ("mlx", "MLX int4, groups of 32", "Q4_1", GgmlDType::Q4_1, 15),
+        // mlx-lm's mixture of experts: each layer's experts stacked per projection
+        // (`switch_mlp`), split into one matrix each; the routers in 8 bits (dequantized).
+        (
+            "mlx-moe",
+            "MLX int4, groups of 64 (2 layers otherwise)",
+            "INT4_G64",
+            GgmlDType::Q4_1,
+            106,
+        ),
         // One layer in 8 bits (dequantized), one left unquantized, by mlx-lm's per-layer entries.
         (
             "mlx-g64",
@@ -722,6 +731,7 @@ fn quantized_checkpoints_stored_bytes_are_their_files() {
         "compressed-nvfp4",
         "mlx",
         "mlx-g64",
+        "mlx-moe",
         "bnb-nf4",
         "bnb-fp4",
         "bnb-int8",
