@@ -26,6 +26,8 @@ own code stores it, beside transformers' logits on the weights that code dequant
 - mlx-g64: the same in mlx's default groups of 64, which `run` holds as INT4_G64, one layer in
   8 bits and one left unquantized by per-layer entries, as mlx-lm's quant_predicate writes them
   (a MoE's router in 8 bits), `quantization` copied to `quantization_config` as mlx-lm does;
+- gptq-moe: the toy Qwen3-MoE (its experts 64 wide), each expert's projections packed by
+  TorchLinear under their own names as GPTQ's MoE checkpoints hold them, the routers in floats;
 - mlx-moe: the toy Qwen3-MoE (its experts 64 wide) as mlx-lm saves a mixture of experts: the
   experts stacked per projection under `switch_mlp`, the router in 8 bits, groups of 64;
 - bnb-nf4, bnb-fp4, bnb-int8: bitsandbytes.functional.quantize_4bit (NF4 double quantized, FP4
@@ -71,10 +73,10 @@ def linears(model):
 
 # A format's toy where it is not the toy Qwen3 as it is: wide enough for groups of 128.
 WIDER = {"awq-g128": {"hidden_size": 128, "intermediate_size": 256, "head_dim": 32},
-         "mlx-moe": {"moe_intermediate_size": 64}}
+         "mlx-moe": {"moe_intermediate_size": 64}, "gptq-moe": {"moe_intermediate_size": 64}}
 # The formats whose fixture is the toy Qwen3-MoE (crates/exec/tests/fixtures/toy/qwen3-30b-a3b).
 TOY_MOE = ROOT / "crates/exec/tests/fixtures/toy/qwen3-30b-a3b"
-MOE = {"mlx-moe"}
+MOE = {"mlx-moe", "gptq-moe"}
 
 
 def rtn(w, bits, sym, group=GROUP):
@@ -90,7 +92,47 @@ def rtn(w, bits, sym, group=GROUP):
     return scale.clamp(min=1e-8), zero
 
 
-def gptq(model, config, act_order=False):
+def expert_linears(model):
+    """Each expert's projections of transformers' stacked experts (Qwen3-MoE's gate_up_proj
+    [E, 2I, H], gate rows first, and down_proj [E, H, I]) as Linear modules under the names
+    per-expert checkpoints store them (`mlp.experts.{e}.gate_proj`, as GPTQModel quantizes
+    them); a function that moves their dequantized weights back into the stacks; and the
+    stacks' names, which the checkpoint does not hold."""
+    mods, stacks = {}, {}
+    for i, layer in enumerate(model.model.layers):
+        experts, prefix = layer.mlp.experts, f"model.layers.{i}.mlp.experts"
+        inter = experts.gate_up_proj.shape[1] // 2
+        stacks[prefix] = (experts, inter)
+        for e in range(experts.gate_up_proj.shape[0]):
+            parts = {"gate_proj": experts.gate_up_proj[e, :inter], "up_proj": experts.gate_up_proj[e, inter:],
+                     "down_proj": experts.down_proj[e]}
+            for proj, w in parts.items():
+                lin = torch.nn.Linear(w.shape[1], w.shape[0], bias=False)
+                lin.weight.data.copy_(w.data)
+                mods[f"{prefix}.{e}.{proj}"] = lin
+
+    def write_back(dequantized):
+        with torch.no_grad():
+            for prefix, (experts, inter) in stacks.items():
+                for e in range(experts.gate_up_proj.shape[0]):
+                    experts.gate_up_proj[e, :inter] = dequantized.pop(f"{prefix}.{e}.gate_proj")
+                    experts.gate_up_proj[e, inter:] = dequantized.pop(f"{prefix}.{e}.up_proj")
+                    experts.down_proj[e] = dequantized.pop(f"{prefix}.{e}.down_proj")
+
+    replaced = {f"{prefix}.{p}" for prefix in stacks for p in ("gate_up_proj", "down_proj")}
+    return mods, write_back, replaced
+
+
+def gptq_moe(model, config):
+    """GPTQ on the toy Qwen3-MoE, each expert's projections packed as their own modules (the
+    layout GPTQ's MoE checkpoints publish), the routers left in floats as GPTQModel leaves them."""
+    mods, write_back, replaced = expert_linears(model)
+    stored, dequantized = gptq(model, config, extra=mods)
+    write_back(dequantized)
+    return stored, dequantized, replaced
+
+
+def gptq(model, config, act_order=False, extra=None):
     """Symmetric int4 in groups of 32; with `act_order` (desc_act), each group's columns those a
     random order of the inputs puts together (GPTQ's order of decreasing activation), so that
     g_idx scatters the groups across the row as such checkpoints store them."""
@@ -101,7 +143,7 @@ def gptq(model, config, act_order=False):
     qcfg = QuantizeConfig(bits=4, group_size=GROUP, sym=True, desc_act=act_order)
     order = torch.Generator().manual_seed(47)
     stored, dequantized = {}, {}
-    for name, lin in linears(model).items():
+    for name, lin in {**linears(model), **(extra or {})}.items():
         q = TorchLinear(bits=4, group_size=GROUP, sym=True, desc_act=act_order, in_features=lin.in_features,
                         out_features=lin.out_features, bias=lin.bias is not None)
         n = lin.in_features
@@ -370,7 +412,7 @@ def main():
     formats += [("awq-g128", lambda m, c: awq(m, c, 128))]
     formats += [("gptq-act-order", lambda m, c: gptq(m, c, act_order=True)), ("awq-gemv", awq_gemv)]
     mixed = {"model.layers.0.mlp.gate_proj": {"group_size": 64, "bits": 8}, "model.layers.1.self_attn.o_proj": False}
-    formats += [("mlx-g64", lambda m, c: mlx(m, c, 64, mixed)), ("mlx-moe", mlx_moe)]
+    formats += [("mlx-g64", lambda m, c: mlx(m, c, 64, mixed)), ("mlx-moe", mlx_moe), ("gptq-moe", gptq_moe)]
     formats += [(f"compressed-{k}", lambda m, c, k=k: compressed_naive(m, c, k)) for k in ("int8", "fp8")]
     formats += [("compressed-nvfp4", compressed_nvfp4)]
     formats += [(f"bnb-{k}", lambda m, c, k=k: bnb(m, c, k)) for k in ("nf4", "fp4", "int8")]
@@ -388,7 +430,8 @@ def main():
         packed_modules = {k.rsplit(".", 1)[0] for k in stored}
         for name, t in model.state_dict().items():
             module = name.rsplit(".", 1)[0]
-            if module not in packed_modules and name != "lm_head.weight" and name not in replaced:
+            tied = name == "lm_head.weight" and model.config.tie_word_embeddings
+            if module not in packed_modules and not tied and name not in replaced:
                 stored[name] = t.contiguous()
         with torch.no_grad():
             for name, w in dequantized.items():

@@ -66,7 +66,9 @@ pub fn manifest(g: &Graph, naming: Naming) -> Result<Vec<Entry>> {
     let mut out = Vec::with_capacity(count as usize);
     // A quantized checkpoint stores its matrices packed, under names of the format's own.
     let quant = (g.spec.quant.as_ref().map(|d| &d.quant)).filter(|_| naming == Naming::Hf);
-    let matrices = quant.map(|_| crate::quant::matrices(g)).unwrap_or_default();
+    let matrices = quant
+        .map(|q| crate::quant::matrices(g, q))
+        .unwrap_or_default();
     // A matrix's packing by its last two dims; the experts of an MLX stack lead every part.
     let push = |out: &mut Vec<Entry>, i: usize, name: String, shape: &Vec<u64>| {
         let (lead, matrix_shape) = shape.split_at(shape.len().saturating_sub(2));

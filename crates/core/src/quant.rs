@@ -80,8 +80,12 @@ pub enum Quant {
     /// a word, in the order 0 2 4 6 1 3 5 7), `qzeros` int32 `[groups, out·bits/32]`, `scales`
     /// `[groups, out]`; GEMV's `qweight` int32 `[out, in·bits/32]` (eight inputs a word, in
     /// order), `qzeros` int32 `[out, width]` and `scales` `[out, width·8]`, the groups padded to
-    /// `awq_gemv_width`.
-    Awq { groups: Groups, gemv: bool },
+    /// `awq_gemv_width`. `skip`: `modules_to_not_convert`, matched as transformers matches it.
+    Awq {
+        groups: Groups,
+        gemv: bool,
+        skip: Vec<String>,
+    },
     /// compressed-tensors (llm-compressor): each config group's scheme for the modules it targets.
     Compressed {
         schemes: Vec<Scheme>,
@@ -296,7 +300,14 @@ impl Quant {
                             "is not one AWQ's GEMV layout packs: 32, 64 or 128 and up",
                         ));
                     }
-                    Quant::Awq { groups, gemv }
+                    let skip = q
+                        .list_any(
+                            "modules_to_not_convert",
+                            |v| v.as_str().map(str::to_string),
+                            "a module name",
+                        )?
+                        .unwrap_or_default();
+                    Quant::Awq { groups, gemv, skip }
                 }
                 "compressed-tensors" => compressed(&q)?,
                 "mlx" => mlx(&q)?,
@@ -324,7 +335,7 @@ impl Quant {
         };
         match self {
             Quant::Gptq { groups, .. } => format!("GPTQ {}", g(groups)),
-            Quant::Awq { groups, gemv } => {
+            Quant::Awq { groups, gemv, .. } => {
                 let layout = if *gemv { "GEMV" } else { "GEMM" };
                 format!("AWQ {layout} {}", g(groups))
             }
@@ -401,7 +412,9 @@ impl Quant {
                     g_idx: true,
                 })
             }
-            Quant::Awq { groups: g, .. } if !lookup && !head && fits(g) => {
+            Quant::Awq {
+                groups: g, skip, ..
+            } if !lookup && !head && fits(g) && !skip.iter().any(|p| skips(p, module)) => {
                 Some(Packing::PackedInt {
                     groups: *g,
                     g_idx: false,
@@ -956,9 +969,12 @@ pub fn mlx_stacks(g: &Graph) -> Vec<MlxStack> {
     out
 }
 
-/// Which params are matrices a format can quantize, and which of those are read by a lookup
-/// (embeddings, a tied head's among them): each param's (matrix, looked up).
-pub fn matrices(g: &Graph) -> Vec<(bool, bool)> {
+/// Which params are matrices `quant` can quantize, and which of those are read by a lookup
+/// (embeddings, a tied head's among them): each param's (matrix, looked up). GPTQ's and AWQ's
+/// quantizers never pack a mixture of experts' router (GPTQModel's module trees mark it `!`,
+/// AutoAWQ's `modules_to_not_convert` names it).
+pub fn matrices(g: &Graph, quant: &Quant) -> Vec<(bool, bool)> {
+    let routers = !matches!(quant, Quant::Gptq { .. } | Quant::Awq { .. });
     let mut out = vec![(false, false); g.params.len()];
     let mut whole = vec![false; g.params.len()];
     for v in g.steps() {
@@ -976,8 +992,9 @@ pub fn matrices(g: &Graph) -> Vec<(bool, bool)> {
         let plain =
             p.shape.len() == 2 && p.hf.ends_with(".weight") && p.component != Component::Aux;
         let stacked = p.experts > 1 && !p.hf.contains("{e}");
+        let packs = plain && !stacked && (routers || !p.router);
         let m = &mut out[i];
-        *m = (plain && !stacked && (m.0 || m.1) && !whole[i], plain && m.1);
+        *m = (packs && (m.0 || m.1) && !whole[i], plain && m.1);
     }
     out
 }
@@ -1011,6 +1028,7 @@ mod tests {
                 Quant::Awq {
                     groups: g(true),
                     gemv: false,
+                    skip: vec![],
                 },
                 vec![Packing::PackedInt {
                     groups: g(true),
@@ -1076,6 +1094,22 @@ mod tests {
     }
 
     /// As transformers' `should_convert_module` decides (its own examples among them).
+    /// AWQ's `modules_to_not_convert` (AutoAWQ writes `["gate"]` for Mixtral's routers) leaves
+    /// those modules unpacked, matched as transformers matches them.
+    #[test]
+    fn awq_leaves_the_modules_it_names_unconverted() {
+        let v = serde_json::json!({"quantization_config": {
+            "quant_method": "awq", "bits": 4, "group_size": 128, "version": "gemm",
+            "modules_to_not_convert": ["gate"]}});
+        let q = Quant::read(&Config::new("c.json", &v).unwrap())
+            .unwrap()
+            .unwrap();
+        let packs = |m: &str| q.packing(m, 4096, 4096, false).is_some();
+        assert!(!packs("model.layers.0.block_sparse_moe.gate"));
+        assert!(packs("model.layers.0.block_sparse_moe.experts.0.w1"));
+        assert!(packs("model.layers.0.mlp.gate_proj"));
+    }
+
     #[test]
     fn skipped_modules_are_transformers_own() {
         for (pattern, module, skipped) in [

@@ -341,7 +341,9 @@ pub fn unpack(
         let c =
             match quant {
                 Quant::Gptq { groups, v1 } => gptq(&mut p, groups.bits as usize, *v1)?,
-                Quant::Awq { groups: g, gemv } => {
+                Quant::Awq {
+                    groups: g, gemv, ..
+                } => {
                     if !g.zeros {
                         // AutoAWQ's packers assert zero points: no library writes such a layout.
                         return Err(p.bad(

@@ -596,6 +596,15 @@ fn quantized_checkpoints_run_as_their_reference_dequantizes() {
             GgmlDType::Q4_0,
             14,
         ),
+        // GPTQ's mixture of experts: each expert's projections their own modules, the routers
+        // in floats.
+        (
+            "gptq-moe",
+            "GPTQ int4, groups of 32",
+            "Q4_0",
+            GgmlDType::Q4_0,
+            104,
+        ),
         (
             "gptq-act-order",
             "GPTQ int4, groups of 32",
@@ -722,6 +731,7 @@ fn quantized_checkpoints_stored_bytes_are_their_files() {
     let fixtures = [
         "gptq",
         "gptq-act-order",
+        "gptq-moe",
         "awq",
         "awq-gemv",
         "awq-g128",

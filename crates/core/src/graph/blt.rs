@@ -189,6 +189,7 @@ impl<'s> Builder<'s> {
             active: 1,
             flat: false,
             routed: false,
+            router: false,
             stack: self.stack,
             padding_rows: 0,
         });

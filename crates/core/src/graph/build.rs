@@ -351,6 +351,7 @@ impl<'s> Builder<'s> {
             experts,
             active,
             routed,
+            router: role == Role::Router,
             flat,
             stack: self.stack,
             padding_rows,

@@ -126,6 +126,8 @@ pub struct Param {
     pub flat: bool,
     /// Belongs to routed experts: only `top_k` of `experts` are active per token.
     pub routed: bool,
+    /// A mixture of experts' router (its logits' matrix), which GPTQ and AWQ leave unquantized.
+    pub router: bool,
     /// The BLT stack whose layers `layers` counts; `None`: the model's own.
     pub stack: Option<crate::spec::Stack>,
     /// Rows stored past the model's own (Inkling's head, padded to `vocab_size` with zeros when

@@ -28,6 +28,7 @@ impl Builder<'_> {
                     experts: shards,
                     active: shards,
                     routed: false,
+                    router: false,
                     flat: false,
                     stack: self.stack,
                     padding_rows: 0,
