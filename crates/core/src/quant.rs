@@ -104,6 +104,14 @@ pub enum Quant {
         layers: Vec<(String, Option<(u64, u64)>)>,
         switch: bool,
     },
+    /// transformers' fine-grained fp8 (`quant_method: "fp8"`: DeepSeek-V3's and the FP8
+    /// releases of Qwen, GLM, MiniMax, Kimi): every linear layer but the head, the routers and
+    /// `modules_to_not_convert` as `weight` e4m3 `[out, in]` beside `weight_scale_inv`, one
+    /// scale for each `block` of rows and columns. The loader reads these weights itself.
+    Fp8 {
+        block: (u64, u64),
+        skip: Vec<String>,
+    },
     /// bitsandbytes (transformers' `BitsAndBytesConfig`): every linear layer but the head and
     /// the modules it is told to skip, in 4 bits (NF4 or FP4 codes in blocks of 64, their
     /// absolute maxima themselves quantized where `double`) or in LLM.int8()'s 8 bits.
@@ -310,6 +318,7 @@ impl Quant {
                     Quant::Awq { groups, gemv, skip }
                 }
                 "compressed-tensors" => compressed(&q)?,
+                "fp8" => fp8(&q)?,
                 "mlx" => mlx(&q)?,
                 "bitsandbytes" => bnb(&q)?,
                 "" => {
@@ -366,8 +375,14 @@ impl Quant {
                     if b.double { ", double quantized" } else { "" }
                 ),
             },
+            Quant::Fp8 { block: (r, c), .. } => format!("fp8 e4m3, a scale per {r}×{c} block"),
             Quant::Unread(m) => m.clone(),
         }
+    }
+
+    /// Whether `unpack` reads the format's matrices (the loader reads fine-grained fp8 itself).
+    pub fn unpacks(&self) -> bool {
+        self.packs() && !matches!(self, Quant::Fp8 { .. })
     }
 
     /// Whether matrices are stored packed in a way `parts` names.
@@ -377,6 +392,7 @@ impl Quant {
             | Quant::Awq { .. }
             | Quant::Compressed { .. }
             | Quant::Mlx { .. }
+            | Quant::Fp8 { .. }
             | Quant::Bnb(_) => true,
             Quant::Unread(_) => false,
         }
@@ -389,6 +405,7 @@ impl Quant {
             Quant::Gptq { .. }
             | Quant::Awq { .. }
             | Quant::Mlx { .. }
+            | Quant::Fp8 { .. }
             | Quant::Bnb(_)
             | Quant::Unread(_) => self.describe(),
         }
@@ -461,9 +478,18 @@ impl Quant {
                     },
                 })
             }
+            // transformers' fp8 replaces every linear layer but the head and the skipped ones.
+            Quant::Fp8 {
+                block: (r, c),
+                skip,
+            } if !lookup && !head && !skip.iter().any(|p| skips(p, module)) => Some(Packing::Fp8 {
+                scale: Fp8Scale::Block(*r, *c),
+                input_scale: false,
+            }),
             Quant::Gptq { .. }
             | Quant::Awq { .. }
             | Quant::Compressed { .. }
+            | Quant::Fp8 { .. }
             | Quant::Bnb(_)
             | Quant::Unread(_) => None,
         }
@@ -481,6 +507,7 @@ impl Quant {
             | Quant::Gptq { .. }
             | Quant::Awq { .. }
             | Quant::Compressed { .. }
+            | Quant::Fp8 { .. }
             | Quant::Bnb(_)
             | Quant::Unread(_) => None,
         }
@@ -502,6 +529,7 @@ impl Quant {
             Quant::Gptq { .. }
             | Quant::Awq { .. }
             | Quant::Compressed { .. }
+            | Quant::Fp8 { .. }
             | Quant::Bnb(_)
             | Quant::Unread(_) => None,
         }
@@ -600,6 +628,17 @@ impl Quant {
                 part("weight", vec![out, inp], Some(Dtype::I8)),
                 part("weight_scale", vec![out, groups(&g)], None),
             ],
+            // Fine-grained fp8's scales are inverses by name only: w = q · scale.
+            (Quant::Fp8 { .. }, Packing::Fp8 { scale, .. }) => {
+                let scales = match scale {
+                    Fp8Scale::Block(r, c) => vec![out.div_ceil(r), inp.div_ceil(c)],
+                    Fp8Scale::Tensor | Fp8Scale::Channel => vec![out, 1],
+                };
+                vec![
+                    part("weight", vec![out, inp], Some(Dtype::F8E4M3)),
+                    part("weight_scale_inv", scales, None),
+                ]
+            }
             (_, Packing::Fp8 { scale, input_scale }) => {
                 let mut v = vec![
                     part("weight", vec![out, inp], Some(Dtype::F8E4M3)),
@@ -917,6 +956,34 @@ fn mlx(q: &Config) -> Result<Quant> {
     })
 }
 
+/// transformers' `FineGrainedFP8Config` as saved: e4m3 weights, dynamic activations, a scale
+/// per `weight_block_size` block (128 × 128 by default).
+fn fp8(q: &Config) -> Result<Quant> {
+    // `e4m3`, or torch's name for it as some releases write it (MiniMax-M2's `float8_e4m3fn`).
+    let fmt = q.string("fmt", "e4m3")?;
+    if !matches!(fmt.as_str(), "e4m3" | "e4m3fn" | "float8_e4m3fn") {
+        return Err(q.err(
+            "fmt",
+            format!("is `{fmt}`; anatomy reads fp8 weights in e4m3"),
+        ));
+    }
+    let what = "two positive sizes: the rows and columns each scale covers";
+    let block = q.list_any("weight_block_size", |v| v.as_u64().filter(|&n| n > 0), what)?;
+    let block = match block.as_deref() {
+        None => (128, 128),
+        Some(&[r, c]) => (r, c),
+        Some(_) => return Err(q.err("weight_block_size", format!("is not {what}"))),
+    };
+    let skip = q
+        .list_any(
+            "modules_to_not_convert",
+            |v| v.as_str().map(str::to_string),
+            "a module name",
+        )?
+        .unwrap_or_default();
+    Ok(Quant::Fp8 { block, skip })
+}
+
 /// mlx-lm's stacked module for the per-expert module template `template`
 /// (`model.layers.{b}.mlp.experts.{e}.gate_proj`, or Mixtral's `….experts.{e}.w1`):
 /// `model.layers.{b}.mlp.switch_mlp.gate_proj`, as its models' `sanitize` stacks them; `None`
@@ -970,11 +1037,14 @@ pub fn mlx_stacks(g: &Graph) -> Vec<MlxStack> {
 }
 
 /// Which params are matrices `quant` can quantize, and which of those are read by a lookup
-/// (embeddings, a tied head's among them): each param's (matrix, looked up). GPTQ's and AWQ's
-/// quantizers never pack a mixture of experts' router (GPTQModel's module trees mark it `!`,
-/// AutoAWQ's `modules_to_not_convert` names it).
+/// (embeddings, a tied head's among them): each param's (matrix, looked up). GPTQ's, AWQ's and
+/// fine-grained fp8's quantizers never pack a mixture of experts' router (GPTQModel's module
+/// trees mark it `!`, AutoAWQ's `modules_to_not_convert` names it, DeepSeek-V3 keeps it bf16).
 pub fn matrices(g: &Graph, quant: &Quant) -> Vec<(bool, bool)> {
-    let routers = !matches!(quant, Quant::Gptq { .. } | Quant::Awq { .. });
+    let routers = !matches!(
+        quant,
+        Quant::Gptq { .. } | Quant::Awq { .. } | Quant::Fp8 { .. }
+    );
     let mut out = vec![(false, false); g.params.len()];
     let mut whole = vec![false; g.params.len()];
     for v in g.steps() {

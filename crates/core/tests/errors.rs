@@ -1449,6 +1449,16 @@ fn quantization_configs_are_read_or_refused_at_the_field() {
             "32, 64 or 128 and up",
         ),
         (
+            json!({"quant_method": "fp8", "fmt": "e5m2"}),
+            "quantization_config.fmt",
+            "e4m3",
+        ),
+        (
+            json!({"quant_method": "fp8", "weight_block_size": [128]}),
+            "quantization_config.weight_block_size",
+            "two positive sizes",
+        ),
+        (
             json!({"quant_method": "compressed-tensors", "format": "pack-quantized"}),
             "quantization_config.config_groups",
             "is missing",

@@ -255,6 +255,13 @@ pub fn primary(quant: &Quant, shown: &str) -> Result<&'static str, Error> {
             BnbKind::Fp4 => "weight.quant_state.bitsandbytes__fp4",
             BnbKind::Int8 => "weight_format",
         },
+        // The loader reads fine-grained fp8 by itself (`Weights::fp8`).
+        Quant::Fp8 { .. } => {
+            return Err(Error::file(
+                shown,
+                "holds fp8 weights beside their scales, which the loader reads, not `unpack`",
+            ))
+        }
         Quant::Unread(method) => {
             return Err(Error::file(
                 shown,
@@ -397,7 +404,7 @@ pub fn unpack(
                     continue;
                 }
                 // Refused before the loop.
-                Quant::Unread(_) => return Ok(()),
+                Quant::Fp8 { .. } | Quant::Unread(_) => return Ok(()),
             };
         let name = format!("{module}.weight");
         if let (Some(stored), Some(q)) = (stored.as_deref_mut(), c.held()) {

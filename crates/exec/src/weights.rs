@@ -85,7 +85,7 @@ impl Weights {
         match (&checkpoint.format, &checkpoint.gguf) {
             (Format::Safetensors, _) => {
                 let block = fp8_block(&checkpoint.config, &checkpoint.config_file)?;
-                let quant = (spec.quant.as_ref().map(|d| &d.quant)).filter(|q| q.packs());
+                let quant = (spec.quant.as_ref().map(|d| &d.quant)).filter(|q| q.unpacks());
                 // A quantized checkpoint's packed matrices are unpacked apart (as Q4_1 blocks
                 // where held as stored and their codes fit, else in f32); its other tensors
                 // in f32.
