@@ -731,11 +731,28 @@ impl Packing {
 /// expression matched from the start, or the name itself or its last components.
 fn matches(pattern: &str, module: &str) -> bool {
     match pattern.strip_prefix("re:") {
-        Some(re) => regex::Regex::new(&format!("^(?:{re})"))
-            .map(|r| r.is_match(module))
-            .unwrap_or(false),
+        Some(re) => compiled(&format!("^(?:{re})")).is_some_and(|r| r.is_match(module)),
         None => module == pattern || module.ends_with(&format!(".{pattern}")),
     }
+}
+
+/// `pattern` compiled once per thread: a config's few patterns are matched against every
+/// module of the model (DeepSeek-V3 has some 90,000), and compiling one costs more than
+/// matching it. `None` for a pattern that is not a regular expression.
+fn compiled(pattern: &str) -> Option<regex::Regex> {
+    thread_local! {
+        static SEEN: std::cell::RefCell<std::collections::HashMap<String, Option<regex::Regex>>> =
+            Default::default();
+    }
+    SEEN.with(|seen| {
+        let mut seen = seen.borrow_mut();
+        if let Some(r) = seen.get(pattern) {
+            return r.clone();
+        }
+        let r = regex::Regex::new(pattern).ok();
+        seen.insert(pattern.to_string(), r.clone());
+        r
+    })
 }
 
 /// transformers' `should_convert_module`: a pattern skips the module whose name it ends, or which
@@ -746,7 +763,7 @@ fn skips(pattern: &str, module: &str) -> bool {
     if module.ends_with(pattern) {
         return true;
     }
-    let Ok(re) = regex::Regex::new(&format!("^(?:{pattern})$")) else {
+    let Some(re) = compiled(&format!("^(?:{pattern})$")) else {
         return false;
     };
     let dots = module.match_indices('.').flat_map(|(i, _)| [i, i + 1]);

@@ -87,6 +87,8 @@ pub struct StoredFormat {
     pub tensors: u64,
     pub params: u64,
     pub bytes: u64,
+    /// bytes · 8 / params, for the text report; JSON gives its whole numbers alone.
+    #[serde(skip)]
     pub bits_per_weight: f64,
 }
 
