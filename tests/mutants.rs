@@ -66,7 +66,7 @@ fn changed_configs_match_transformers_or_are_refused() {
             }
             continue;
         }
-        let spec = match spec {
+        let mut spec = match spec {
             Ok(s) => s,
             Err(e) => {
                 refused_by_anatomy.push(format!("{name} {changed}: {e}"));
@@ -74,6 +74,9 @@ fn changed_configs_match_transformers_or_are_refused() {
             }
         };
         let c = anatomy_checkpoint::open(dir).unwrap();
+        // Read in the layout its header shows, as `anatomy verify` reads it (saved from a model
+        // transformers built from the config: unquantized, whatever quantization_config says).
+        anatomy_checkpoint::layout::fit(&mut spec, &c.tensors);
         let g = anatomy_core::graph::build(&spec).unwrap();
         let r = anatomy_checkpoint::verify::verify(&g, &c).unwrap();
         if !r.clean() {

@@ -32,7 +32,24 @@ pub fn fit(spec: &mut Spec, stored: &[Stored]) {
     let names: HashSet<&str> = stored.iter().map(|t| t.name.as_str()).collect();
     fit_language_model(spec, &names);
     fit_mlx_experts(spec, &names);
+    fit_unquantized(spec, &names);
     fit_towers(spec, &names);
+}
+
+/// A checkpoint whose config declares a quantization but whose header holds the unquantized
+/// model's tensors (saved from a model built from that config, or dequantized with the config
+/// left as it was) is read as stored: unquantized.
+fn fit_unquantized(spec: &mut Spec, names: &HashSet<&str>) {
+    if spec.quant.is_none() || holds(spec, names) {
+        return;
+    }
+    let plain = Spec {
+        quant: None,
+        ..spec.clone()
+    };
+    if holds(&plain, names) {
+        *spec = plain;
+    }
 }
 
 /// An MLX checkpoint whose experts are saved one each (early conversions), not stacked as
@@ -111,6 +128,35 @@ fn fit_language_model(spec: &mut Spec, names: &HashSet<&str>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A header holding the unquantized model's tensors under a config that declares GPTQ is
+    /// read unquantized; one holding GPTQ's packed tensors, as GPTQ.
+    #[test]
+    fn a_quantized_config_over_unquantized_tensors_reads_unquantized() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../exec/tests/fixtures/quant/gptq/config.json");
+        let text = std::fs::read_to_string(dir).unwrap();
+        let spec = anatomy_core::families::load_json("config.json", &text, "t", false).unwrap();
+        for quantized in [true, false] {
+            let mut saved = spec.clone();
+            if !quantized {
+                saved.quant = None;
+            }
+            let g = anatomy_core::graph::build(&saved).unwrap();
+            let stored: Vec<Stored> = manifest::manifest(&g, Naming::Hf)
+                .unwrap()
+                .into_iter()
+                .map(|e| Stored {
+                    name: e.name,
+                    shape: e.shape,
+                    dtype: String::new(),
+                })
+                .collect();
+            let mut read = spec.clone();
+            fit(&mut read, &stored);
+            assert_eq!(read.quant.is_some(), quantized);
+        }
+    }
 
     /// An MLX mixture of experts is read stacked (`switch_mlp`, as mlx-lm saves one) or one
     /// tensor each (early conversions), whichever the header holds.
