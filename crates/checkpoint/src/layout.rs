@@ -129,6 +129,18 @@ fn fit_language_model(spec: &mut Spec, names: &HashSet<&str>) {
 mod tests {
     use super::*;
 
+    /// The tensors a checkpoint of `spec` holds, by name and shape.
+    fn saved_as(spec: &Spec) -> Vec<Stored> {
+        let g = anatomy_core::graph::build(spec).unwrap();
+        let entries = manifest::manifest(&g, Naming::Hf).unwrap().into_iter();
+        let stored = |e: manifest::Entry| Stored {
+            name: e.name,
+            shape: e.shape,
+            dtype: String::new(),
+        };
+        entries.map(stored).collect()
+    }
+
     /// A header holding the unquantized model's tensors under a config that declares GPTQ is
     /// read unquantized; one holding GPTQ's packed tensors, as GPTQ.
     #[test]
@@ -142,16 +154,7 @@ mod tests {
             if !quantized {
                 saved.quant = None;
             }
-            let g = anatomy_core::graph::build(&saved).unwrap();
-            let stored: Vec<Stored> = manifest::manifest(&g, Naming::Hf)
-                .unwrap()
-                .into_iter()
-                .map(|e| Stored {
-                    name: e.name,
-                    shape: e.shape,
-                    dtype: String::new(),
-                })
-                .collect();
+            let stored = saved_as(&saved);
             let mut read = spec.clone();
             fit(&mut read, &stored);
             assert_eq!(read.quant.is_some(), quantized);
@@ -175,16 +178,7 @@ mod tests {
             if let Some(Quant::Mlx { switch, .. }) = saved.quant.as_mut().map(|d| &mut d.quant) {
                 *switch = stacked;
             }
-            let g = anatomy_core::graph::build(&saved).unwrap();
-            let stored: Vec<Stored> = manifest::manifest(&g, Naming::Hf)
-                .unwrap()
-                .into_iter()
-                .map(|e| Stored {
-                    name: e.name,
-                    shape: e.shape,
-                    dtype: String::new(),
-                })
-                .collect();
+            let stored = saved_as(&saved);
             assert_eq!(
                 stored.iter().any(|t| t.name.contains(".switch_mlp.")),
                 stacked

@@ -224,6 +224,12 @@ fn int(c: &Config, key: &str, allowed: &[u64], default: Option<u64>) -> Result<u
     Ok(n)
 }
 
+/// A list of module names or patterns (`modules_to_not_convert`, `ignore`); none when absent.
+fn names(c: &Config, key: &str, what: &str) -> Result<Vec<String>> {
+    let list = c.list_any(key, |v| v.as_str().map(str::to_string), what)?;
+    Ok(list.unwrap_or_default())
+}
+
 /// `group_size`: a positive width, or -1 for one group per output channel.
 fn group(c: &Config, key: &str) -> Result<Option<u64>> {
     match c.get(key).and_then(|v| v.as_i64()) {
@@ -308,13 +314,7 @@ impl Quant {
                             "is not one AWQ's GEMV layout packs: 32, 64 or 128 and up",
                         ));
                     }
-                    let skip = q
-                        .list_any(
-                            "modules_to_not_convert",
-                            |v| v.as_str().map(str::to_string),
-                            "a module name",
-                        )?
-                        .unwrap_or_default();
+                    let skip = names(&q, "modules_to_not_convert", "a module name")?;
                     Quant::Awq { groups, gemv, skip }
                 }
                 "compressed-tensors" => compressed(&q)?,
@@ -773,13 +773,7 @@ fn skips(pattern: &str, module: &str) -> bool {
 
 fn compressed(q: &Config) -> Result<Quant> {
     let format = q.string("format", "dense")?;
-    let ignore = q
-        .list_any(
-            "ignore",
-            |v| v.as_str().map(str::to_string),
-            "a module name or `re:` pattern",
-        )?
-        .unwrap_or_default();
+    let ignore = names(q, "ignore", "a module name or `re:` pattern")?;
     let groups = q.sub("config_groups")?.ok_or_else(|| {
         q.err(
             "config_groups",
@@ -905,13 +899,7 @@ fn bnb(q: &Config) -> Result<Quant> {
             ));
         }
     }
-    let skip = q
-        .list_any(
-            "llm_int8_skip_modules",
-            |v| v.as_str().map(str::to_string),
-            "a module name",
-        )?
-        .unwrap_or_default();
+    let skip = names(q, "llm_int8_skip_modules", "a module name")?;
     Ok(Quant::Bnb(Bnb {
         kind,
         double: kind != BnbKind::Int8 && q.flag("bnb_4bit_use_double_quant", false)?,
@@ -991,13 +979,7 @@ fn fp8(q: &Config) -> Result<Quant> {
         Some(&[r, c]) => (r, c),
         Some(_) => return Err(q.err("weight_block_size", format!("is not {what}"))),
     };
-    let skip = q
-        .list_any(
-            "modules_to_not_convert",
-            |v| v.as_str().map(str::to_string),
-            "a module name",
-        )?
-        .unwrap_or_default();
+    let skip = names(q, "modules_to_not_convert", "a module name")?;
     Ok(Quant::Fp8 { block, skip })
 }
 

@@ -369,9 +369,8 @@ pub fn unpack(
                         .contains_key(&format!("{module}.weight_global_scale")) =>
                 {
                     let m = Nvfp4::read(&mut p)?;
-                    let held = || m.held().map(Stored::Own);
-                    let widened = || (m.out, m.inp, m.dequantize());
-                    hold(
+                    let (held, widened) = (|| m.held(), || (m.out, m.inp, m.dequantize()));
+                    hold_own(
                         stored.as_deref_mut(),
                         floats,
                         (shown, &module),
@@ -392,9 +391,8 @@ pub fn unpack(
                 // A code book, not an affine map: held in NF4 or FP4 blocks, or dequantized.
                 Quant::Bnb(_) => {
                     let m = bnb4(&mut p, primary)?;
-                    let held = || m.held().map(Stored::Own);
-                    let widened = || (m.out, m.inp, m.dequantize());
-                    hold(
+                    let (held, widened) = (|| m.held(), || (m.out, m.inp, m.dequantize()));
+                    hold_own(
                         stored.as_deref_mut(),
                         floats,
                         (shown, &module),
@@ -455,6 +453,17 @@ pub fn unpack(
         ));
     }
     Ok(())
+}
+
+/// `hold` of a matrix `qlinear` holds in blocks of its own.
+fn hold_own(
+    stored: Option<&mut HashMap<String, Stored>>,
+    floats: &mut HashMap<String, Tensor>,
+    at: (&str, &str),
+    held: impl FnOnce() -> Option<QLinear>,
+    widened: impl FnOnce() -> (usize, usize, Vec<f32>),
+) -> Result<(), Error> {
+    hold(stored, floats, at, || held().map(Stored::Own), widened)
 }
 
 /// `module`'s weight held as stored where the loader holds weights so (`stored`) and `held`
