@@ -68,6 +68,15 @@ pub fn awq_gemv_width(inp: u64, group: u64) -> u64 {
     inp.div_ceil(group.max(1)).div_ceil(8).div_ceil(multiple) * multiple
 }
 
+/// One of GPTQModel's `dynamic` entries: a module pattern (a regular expression matched from
+/// the start of the module's name, or the name itself) and what it sets there: `None` for a
+/// `-:` pattern, which leaves the module unquantized, else its own bits and group size.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Dynamic {
+    pub pattern: String,
+    pub groups: Option<Groups>,
+}
+
 /// A declared storage format.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Quant {
@@ -75,7 +84,11 @@ pub enum Quant {
     /// rows a word), `qzeros` int32 `[groups, out·bits/32]`, `scales` `[groups, out]` and `g_idx`
     /// int32 `[in]`, each input's group (act-order permutes it). The `gptq` checkpoint format
     /// (`v1`) stores each zero point less one; `gptq_v2` stores it as it is.
-    Gptq { groups: Groups, v1: bool },
+    Gptq {
+        groups: Groups,
+        v1: bool,
+        dynamic: Vec<Dynamic>,
+    },
     /// AutoAWQ's layouts (`version`): GEMM's `qweight` int32 `[in, out·bits/32]` (eight outputs
     /// a word, in the order 0 2 4 6 1 3 5 7), `qzeros` int32 `[groups, out·bits/32]`, `scales`
     /// `[groups, out]`; GEMV's `qweight` int32 `[out, in·bits/32]` (eight inputs a word, in
@@ -224,6 +237,40 @@ fn int(c: &Config, key: &str, allowed: &[u64], default: Option<u64>) -> Result<u
     Ok(n)
 }
 
+/// GPTQModel's `dynamic`: in order, each pattern's choice for the modules it matches first.
+fn dynamic(q: &Config, groups: Groups) -> Result<Vec<Dynamic>> {
+    let Some(d) = q.sub("dynamic")? else {
+        return Ok(Vec::new());
+    };
+    let mut out = Vec::new();
+    for (key, v) in d.map {
+        let (pattern, skip) = match key.strip_prefix("-:") {
+            Some(p) => (p, true),
+            None => (key.strip_prefix("+:").unwrap_or(key), false),
+        };
+        if !v.is_object() {
+            return Err(d.err(key, "is not an object of the settings its modules take"));
+        }
+        let own = d.sub(key)?.expect("an object");
+        let groups = match skip {
+            true => None,
+            false => Some(Groups {
+                bits: int(&own, "bits", &[2, 4, 8], Some(groups.bits))?,
+                group: match own.present("group_size") {
+                    true => group(&own, "group_size")?,
+                    false => groups.group,
+                },
+                zeros: true,
+            }),
+        };
+        out.push(Dynamic {
+            pattern: pattern.to_string(),
+            groups,
+        });
+    }
+    Ok(out)
+}
+
 /// A list of module names or patterns (`modules_to_not_convert`, `ignore`); none when absent.
 fn names(c: &Config, key: &str, what: &str) -> Result<Vec<String>> {
     let list = c.list_any(key, |v| v.as_str().map(str::to_string), what)?;
@@ -280,12 +327,14 @@ impl Quant {
                             ),
                         ));
                     }
+                    let groups = Groups {
+                        bits: int(&q, "bits", &[2, 4, 8], None)?,
+                        group: group(&q, "group_size")?,
+                        zeros: true,
+                    };
                     Quant::Gptq {
-                        groups: Groups {
-                            bits: int(&q, "bits", &[2, 4, 8], None)?,
-                            group: group(&q, "group_size")?,
-                            zeros: true,
-                        },
+                        dynamic: dynamic(&q, groups)?,
+                        groups,
                         v1: format == "gptq",
                     }
                 }
@@ -421,13 +470,14 @@ impl Quant {
         };
         match self {
             // GPTQ and AWQ quantize the decoder's linear layers, not the head.
-            Quant::Gptq { groups: g, .. }
-                if !lookup && !head && fits(g) && inp.is_multiple_of(32 / g.bits) =>
-            {
-                Some(Packing::PackedInt {
-                    groups: *g,
-                    g_idx: true,
-                })
+            Quant::Gptq { .. } => {
+                let g = self.gptq_groups(module)?;
+                (!lookup && !head && fits(&g) && inp.is_multiple_of(32 / g.bits)).then_some(
+                    Packing::PackedInt {
+                        groups: g,
+                        g_idx: true,
+                    },
+                )
             }
             Quant::Awq {
                 groups: g, skip, ..
@@ -486,8 +536,7 @@ impl Quant {
                 scale: Fp8Scale::Block(*r, *c),
                 input_scale: false,
             }),
-            Quant::Gptq { .. }
-            | Quant::Awq { .. }
+            Quant::Awq { .. }
             | Quant::Compressed { .. }
             | Quant::Fp8 { .. }
             | Quant::Bnb(_)
@@ -507,6 +556,29 @@ impl Quant {
             | Quant::Gptq { .. }
             | Quant::Awq { .. }
             | Quant::Compressed { .. }
+            | Quant::Fp8 { .. }
+            | Quant::Bnb(_)
+            | Quant::Unread(_) => None,
+        }
+    }
+
+    /// GPTQ's groups for the module at `module`: the first `dynamic` pattern's that matches
+    /// it, else the config's; `None` where a `-:` pattern leaves it unquantized or the format
+    /// is not GPTQ.
+    pub fn gptq_groups(&self, module: &str) -> Option<Groups> {
+        match self {
+            Quant::Gptq {
+                groups, dynamic, ..
+            } => match dynamic.iter().find(|d| {
+                d.pattern == module
+                    || compiled(&format!("^(?:{})", d.pattern)).is_some_and(|r| r.is_match(module))
+            }) {
+                Some(d) => d.groups,
+                None => Some(*groups),
+            },
+            Quant::Awq { .. }
+            | Quant::Compressed { .. }
+            | Quant::Mlx { .. }
             | Quant::Fp8 { .. }
             | Quant::Bnb(_)
             | Quant::Unread(_) => None,
@@ -1087,6 +1159,7 @@ mod tests {
                 Quant::Gptq {
                     groups: g(true),
                     v1: true,
+                    dynamic: vec![],
                 },
                 vec![Packing::PackedInt {
                     groups: g(true),
@@ -1163,6 +1236,39 @@ mod tests {
     }
 
     /// As transformers' `should_convert_module` decides (its own examples among them).
+    /// GPTQModel's `dynamic`: the first pattern matching a module (from its start) decides: a
+    /// `-:` pattern leaves it unquantized, another gives its own bits and group size.
+    #[test]
+    fn gptq_dynamic_patterns_choose_each_modules_packing() {
+        let v = serde_json::json!({"quantization_config": {
+            "quant_method": "gptq", "bits": 4, "group_size": 128,
+            "dynamic": {
+                "-:.*mlp\\.gate$": {},
+                r"+:model\.layers\.0\..*": {"bits": 8, "group_size": 32},
+                "model.layers.1.self_attn.q_proj": {"bits": 2}}}});
+        let q = Quant::read(&Config::new("c.json", &v).unwrap())
+            .unwrap()
+            .unwrap();
+        let groups = |m: &str| match q.packing(m, 4096, 4096, false) {
+            Some(Packing::PackedInt { groups, .. }) => Some((groups.bits, groups.group)),
+            _ => None,
+        };
+        assert_eq!(groups("model.layers.0.mlp.gate"), None);
+        assert_eq!(groups("model.layers.0.mlp.up_proj"), Some((8, Some(32))));
+        assert_eq!(
+            groups("model.layers.1.self_attn.q_proj"),
+            Some((2, Some(128)))
+        );
+        assert_eq!(
+            groups("model.layers.1.self_attn.k_proj"),
+            Some((4, Some(128)))
+        );
+        let bad = serde_json::json!({"quantization_config": {
+            "quant_method": "gptq", "bits": 4, "dynamic": {"model.layers.0": {"bits": 3}}}});
+        let e = Quant::read(&Config::new("c.json", &bad).unwrap()).unwrap_err();
+        assert!(e.to_string().contains("dynamic.model.layers.0.bits"), "{e}");
+    }
+
     /// AWQ's `modules_to_not_convert` (AutoAWQ writes `["gate"]` for Mixtral's routers) leaves
     /// those modules unpacked, matched as transformers matches them.
     #[test]

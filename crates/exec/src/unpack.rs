@@ -347,7 +347,15 @@ pub fn unpack(
         };
         let c =
             match quant {
-                Quant::Gptq { groups, v1 } => gptq(&mut p, groups.bits as usize, *v1)?,
+                Quant::Gptq { v1, .. } => {
+                    match quant.gptq_groups(&module) {
+                        Some(g) => gptq(&mut p, g.bits as usize, *v1)?,
+                        None => return Err(p.bad(
+                            "is stored packed where the config's `dynamic` leaves it unquantized"
+                                .into(),
+                        )),
+                    }
+                }
                 Quant::Awq {
                     groups: g, gemv, ..
                 } => {
@@ -912,7 +920,7 @@ mod tests {
                 (format!("{m}.qzeros"), (vec![1, 1], vec![0])),
                 (format!("{m}.g_idx"), (vec![32], vec![huge; 32])),
             ]);
-            let e = unpack(&Quant::Gptq { groups, v1: true }, &mut ints, &mut floats((1, 8)), None, "x").unwrap_err();
+            let e = unpack(&Quant::Gptq { groups, v1: true, dynamic: vec![] }, &mut ints, &mut floats((1, 8)), None, "x").unwrap_err();
             prop_assert!(e.to_string().contains("g_idx"), "{e}");
             // compressed-tensors: a weight_shape its packed words cannot hold.
             let kind = Packing::PackedInt { groups, g_idx: false };
