@@ -111,9 +111,7 @@ impl Codes {
         }
         Some((block, data, 1.0))
     }
-}
 
-impl Codes {
     /// As stored, for `qlinear`, where `blocks` holds the codes, in their order or, where a
     /// group's inputs are scattered (act-order's `g_idx`), gathered group by group.
     fn held(&self) -> Option<QLinear> {
