@@ -83,7 +83,8 @@ pub enum Quant {
     /// GPTQ (AutoGPTQ, GPTQModel, optimum): `qweight` int32 `[in·bits/32, out]` (32/bits input
     /// rows a word), `qzeros` int32 `[groups, out·bits/32]`, `scales` `[groups, out]` and `g_idx`
     /// int32 `[in]`, each input's group (act-order permutes it). The `gptq` checkpoint format
-    /// (`v1`) stores each zero point less one; `gptq_v2` stores it as it is.
+    /// (`v1`) stores each zero point less one; `gptq_v2` stores it as it is. `dynamic`: GPTQModel's
+    /// per-module choices, the first that matches deciding (`gptq_groups`).
     Gptq {
         groups: Groups,
         v1: bool,
