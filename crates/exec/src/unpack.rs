@@ -375,14 +375,7 @@ pub fn unpack(
                         .contains_key(&format!("{module}.weight_global_scale")) =>
                 {
                     let m = Nvfp4::read(&mut p)?;
-                    let (held, widened) = (|| m.held(), || (m.out, m.inp, m.dequantize()));
-                    hold_own(
-                        stored.as_deref_mut(),
-                        floats,
-                        (shown, &module),
-                        held,
-                        widened,
-                    )?;
+                    hold_own(stored.as_deref_mut(), floats, (shown, &module), &m)?;
                     continue;
                 }
                 Quant::Compressed { .. } => compressed(&mut p, quant)?,
@@ -397,14 +390,7 @@ pub fn unpack(
                 // A code book, not an affine map: held in NF4 or FP4 blocks, or dequantized.
                 Quant::Bnb(_) => {
                     let m = bnb4(&mut p, primary)?;
-                    let (held, widened) = (|| m.held(), || (m.out, m.inp, m.dequantize()));
-                    hold_own(
-                        stored.as_deref_mut(),
-                        floats,
-                        (shown, &module),
-                        held,
-                        widened,
-                    )?;
+                    hold_own(stored.as_deref_mut(), floats, (shown, &module), &m)?;
                     continue;
                 }
                 // Refused before the loop.
@@ -461,15 +447,50 @@ pub fn unpack(
     Ok(())
 }
 
+/// A matrix a format stores its own way (NVFP4, bitsandbytes' 4 bits): `qlinear`'s blocks
+/// where they hold it, else its values as the format's reference dequantizes them.
+trait OwnMatrix {
+    fn size(&self) -> (usize, usize);
+    fn blocks(&self) -> Option<QLinear>;
+    fn values(&self) -> Vec<f32>;
+}
+
+impl OwnMatrix for Nvfp4 {
+    fn size(&self) -> (usize, usize) {
+        (self.out, self.inp)
+    }
+    fn blocks(&self) -> Option<QLinear> {
+        self.held()
+    }
+    fn values(&self) -> Vec<f32> {
+        self.dequantize()
+    }
+}
+
+impl OwnMatrix for Book {
+    fn size(&self) -> (usize, usize) {
+        (self.out, self.inp)
+    }
+    fn blocks(&self) -> Option<QLinear> {
+        self.held()
+    }
+    fn values(&self) -> Vec<f32> {
+        self.dequantize()
+    }
+}
+
 /// `hold` of a matrix `qlinear` holds in blocks of its own.
 fn hold_own(
     stored: Option<&mut HashMap<String, Stored>>,
     floats: &mut HashMap<String, Tensor>,
     at: (&str, &str),
-    held: impl FnOnce() -> Option<QLinear>,
-    widened: impl FnOnce() -> (usize, usize, Vec<f32>),
+    m: &dyn OwnMatrix,
 ) -> Result<(), Error> {
-    hold(stored, floats, at, || held().map(Stored::Own), widened)
+    let widened = || {
+        let (out, inp) = m.size();
+        (out, inp, m.values())
+    };
+    hold(stored, floats, at, || m.blocks().map(Stored::Own), widened)
 }
 
 /// `module`'s weight held as stored where the loader holds weights so (`stored`) and `held`
