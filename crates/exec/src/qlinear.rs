@@ -50,8 +50,8 @@ mod block;
 #[cfg(test)]
 pub(crate) use block::NF4_BOOK;
 pub(crate) use block::{e8m0_half, IQ4NL, MXFP4_DOUBLED};
+pub use block::{int8_blocks, mxfp4_blocks, Block, FP4_LEVELS, NF4_LEVELS};
 use block::{iq4xs_scale, k4_scale_min, q3k_scale};
-pub use block::{mxfp4_blocks, Block, FP4_LEVELS, NF4_LEVELS};
 
 /// What every product asserts: `x` is [m, n] and `y` [m, out], and this CPU runs `path`.
 pub(crate) fn check_product(path: Path, x: &[f32], y: &[f32], m: usize, n: usize, out: usize) {
@@ -528,6 +528,8 @@ pub(crate) mod x86 {
     const XS: u8 = 13;
     const NF: u8 = 14;
     const FP: u8 = 15;
+    const I8: u8 = 17;
+    const I8X2: u8 = 18;
 
     /// Calls `$f::<format>($args)` for `$block`.
     macro_rules! by_block {
@@ -550,6 +552,8 @@ pub(crate) mod x86 {
                 Block::Iq4Xs => $f::<XS>($($arg),*),
                 Block::Nf4 => $f::<NF>($($arg),*),
                 Block::Fp4 => $f::<FP>($($arg),*),
+                Block::Int8F32 => $f::<I8>($($arg),*),
+                Block::Int8F32x2 => $f::<I8X2>($($arg),*),
             }
         };
     }
@@ -572,6 +576,8 @@ pub(crate) mod x86 {
             G64 => (36, 64, true),
             NV | NL | NF | FP => (18, 32, false),
             XS => (136, 256, false),
+            I8 => (36, 32, false),
+            I8X2 => (40, 32, false),
             _ => panic!("no such format"),
         }
     }
@@ -680,6 +686,17 @@ pub(crate) mod x86 {
                 (q, [half(p); 2], half(p.add(2)))
             }
             Q8_0 => (_mm256_loadu_si256(p.add(2).cast()), [half(p); 2], 0.0),
+            I8 => {
+                let d = p.cast::<f32>().read_unaligned();
+                (_mm256_loadu_si256(p.add(4).cast()), [d, d], 0.0)
+            }
+            I8X2 => {
+                let d = [
+                    p.cast::<f32>().read_unaligned(),
+                    p.add(4).cast::<f32>().read_unaligned(),
+                ];
+                (_mm256_loadu_si256(p.add(8).cast()), d, 0.0)
+            }
             _ => unreachable!("no format {B}"),
         }
     }
@@ -879,7 +896,7 @@ pub(crate) mod x86 {
 
     /// Whether format B has a scale for each 16 values rather than each 32.
     const fn split(b: u8) -> bool {
-        matches!(b, Q3K | Q6K | NV)
+        matches!(b, Q3K | Q6K | NV | I8X2)
     }
 
     /// `Repacked` of the stored `rows`, each block decoded in registers.

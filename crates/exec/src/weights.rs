@@ -5,7 +5,7 @@
 
 use crate::floatlinear::{Fp8Linear, Half, HalfLinear, Rows};
 use crate::linear::Packed;
-use crate::qlinear::{Block, QLinear};
+use crate::qlinear::{int8_blocks, Block, QLinear};
 use anatomy_checkpoint::{Checkpoint, Format};
 use anatomy_core::spec::Spec;
 use anatomy_core::Error;
@@ -22,8 +22,9 @@ pub enum Hold {
     /// The projections as stored: a GGUF's in their quantized blocks, multiplied by the
     /// kernels of `qlinear` (Q4_0 to Q8_0, Q3_K to Q6_K, MXFP4) or candle's (Q2_K, Q8_K); bf16
     /// and f16 matrices (safetensors, or a GGUF's BF16 and F16) in 16 bits and fp8 ones with
-    /// their block scales in 8 (`floatlinear`); a GGUF's i-quants and ternary types, which no
-    /// kernel multiplies yet, dequantized to bf16. Everything else in f32.
+    /// their block scales in 8 (`floatlinear`); a GGUF's i-quants and ternary types other than
+    /// IQ4_NL and IQ4_XS as their integers in int8 blocks (`int8_blocks`, 9 or 10 bits a
+    /// weight, exact). Everything else in f32.
     Stored,
 }
 
@@ -500,23 +501,24 @@ impl Weights {
             }
             progress(i + 1, names.len());
         }
-        // Types candle does not read: held in their blocks where `qlinear` multiplies them,
-        // else dequantized here, to bf16 for a projection held as stored, to f32 otherwise.
+        // Types candle does not read: held in blocks `qlinear` multiplies (their own or int8
+        // ones), else dequantized here, to bf16 for a projection held as stored whose shape
+        // transformers transposes or reshapes, to f32 otherwise.
         for t in header.tensors.iter().filter(|t| t.dtype.is_none()) {
             let name = &t.name;
             let key = anatomy_checkpoint::gguf::tensor_name(arch, name);
             let kind = anatomy_checkpoint::gguf_header::type_name(t.type_id);
             let data = header.raw(&mut reader, t).map_err(|e| err(&shown, e))?;
             let dims: Vec<usize> = t.shape.iter().map(|&d| d as usize).collect();
-            // MXFP4 (gpt-oss's experts), IQ4_NL and IQ4_XS are blocks `qlinear` multiplies as
-            // ggml stores them: held as stored, a matrix or each expert of a stack.
-            let own = Block::of_ggml(t.type_id).filter(|_| hold == Hold::Stored);
-            if let (Some(block), &[out, n] | &[_, out, n]) = (own, &dims[..]) {
+            // Held in `qlinear`'s blocks: a matrix or each expert of a stack.
+            if let (Hold::Stored, &[out, n] | &[_, out, n]) = (hold, &dims[..]) {
                 let experts = dims.len() == 3;
                 let transposed = anatomy_checkpoint::gguf::transposed(arch, name);
                 let plain =
                     anatomy_checkpoint::gguf::shape_as_stored(arch, name, &t.shape) == t.shape;
-                if plain && !transposed && (!experts || name.contains("_exps.")) {
+                let whole = plain && !transposed && (!experts || name.contains("_exps."));
+                if let Some((block, data)) = whole.then(|| held_blocks(t.type_id, &data)).flatten()
+                {
                     let order = stored_order(a, name, spec, out).filter(|_| !experts);
                     let each = data.len() / dims[0].max(1);
                     let parts: Vec<&[u8]> = match experts {
@@ -816,6 +818,20 @@ fn split_experts(q: &QTensor, hold: Hold) -> candle_core::Result<Vec<(usize, Par
         (0..experts)
             .map(|e| Ok((e, Part::F32(t.get(e)?.contiguous()?))))
             .collect()
+    }
+}
+
+/// ggml type `id`'s `data` in blocks `qlinear` multiplies: MXFP4 (gpt-oss's experts), IQ4_NL
+/// and IQ4_XS as ggml stores them, the other i-quants and ternary types as their integers
+/// (`int8_blocks`); `None` for the types candle reads.
+fn held_blocks(id: u32, data: &[u8]) -> Option<(Block, std::borrow::Cow<'_, [u8]>)> {
+    use anatomy_checkpoint::dequant::{integers, scales_by_16};
+    match Block::of_ggml(id) {
+        Some(block) => Some((block, std::borrow::Cow::Borrowed(data))),
+        None => integers(id, data).map(|values| {
+            let (block, bytes) = int8_blocks(&values, scales_by_16(id));
+            (block, std::borrow::Cow::Owned(bytes))
+        }),
     }
 }
 

@@ -46,6 +46,13 @@ pub enum Block {
     /// bitsandbytes' FP4 code book the same way, times 120 (`FP4_LEVELS`: every level but
     /// ±0.0625/12 an integer so), d the absmax over 120.
     Fp4,
+    /// 32 int8 values after an f32 scale for them all (36 bytes, 9 bits a weight). Not a GGUF
+    /// type: the i-quants and ternary types whose grids no kernel here indexes (IQ1_S,
+    /// IQ2_XXS, IQ3_XXS, IQ3_S, TQ1_0, TQ2_0), their values being small integers times a
+    /// scale (`dequant::integers`), held exactly so: half bf16's bytes, and none rounded.
+    Int8F32,
+    /// `Int8F32` with an f32 scale for each 16 (40 bytes): IQ1_M, IQ2_XS and IQ2_S.
+    Int8F32x2,
 }
 
 /// bitsandbytes' NF4 code book (`get_4bit_type("nf4")`), for the tests of its rounded levels.
@@ -67,7 +74,7 @@ pub const FP4_LEVELS: [i8; 16] = [
 ];
 
 impl Block {
-    pub const ALL: [Block; 17] = [
+    pub const ALL: [Block; 19] = [
         Block::Q4_0,
         Block::Q4_1,
         Block::Q5_0,
@@ -85,6 +92,8 @@ impl Block {
         Block::Iq4Xs,
         Block::Nf4,
         Block::Fp4,
+        Block::Int8F32,
+        Block::Int8F32x2,
     ];
 
     /// Bytes of one stored block.
@@ -104,6 +113,8 @@ impl Block {
             Block::Int4G64 => 36,
             Block::Nvfp4 | Block::Iq4Nl | Block::Nf4 | Block::Fp4 => 18,
             Block::Iq4Xs => 136,
+            Block::Int8F32 => 36,
+            Block::Int8F32x2 => 40,
         }
     }
 
@@ -127,6 +138,8 @@ impl Block {
             Block::Iq4Xs => "IQ4_XS",
             Block::Nf4 => "NF4",
             Block::Fp4 => "FP4",
+            Block::Int8F32 => "INT8_F32",
+            Block::Int8F32x2 => "INT8_F32x2",
         }
     }
 
@@ -145,7 +158,9 @@ impl Block {
             | Block::Nvfp4
             | Block::Iq4Nl
             | Block::Nf4
-            | Block::Fp4 => QK,
+            | Block::Fp4
+            | Block::Int8F32
+            | Block::Int8F32x2 => QK,
         }
     }
 
@@ -201,7 +216,9 @@ impl Block {
             | Block::Q5K
             | Block::Q6K
             | Block::Int4G128
-            | Block::Int4G64 => None,
+            | Block::Int4G64
+            | Block::Int8F32
+            | Block::Int8F32x2 => None,
         }
     }
 
@@ -280,6 +297,14 @@ impl Block {
                 }
                 ([h(b, 0); 2], 0.0)
             }
+            Block::Int8F32 | Block::Int8F32x2 => {
+                let scales = if self == Block::Int8F32 { 1 } else { 2 };
+                for (q, &v) in q.iter_mut().zip(&b[4 * scales..]) {
+                    *q = v as i8;
+                }
+                let f = |i: usize| f32::from_le_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]]);
+                ([f(0), f(4 * (scales - 1))], 0.0)
+            }
             Block::Q4_0 => {
                 nibble_block(&b[2..18], 0, 8, q);
                 ([h(b, 0); 2], 0.0)
@@ -302,6 +327,30 @@ impl Block {
             }
         }
     }
+}
+
+/// Values as `Int8F32` blocks, or `Int8F32x2` where a scale covers only 16 (`by_16`): the
+/// integers as they are, so that the blocks hold `values()` to the bit.
+pub fn int8_blocks(
+    values: &anatomy_checkpoint::dequant::Integers,
+    by_16: bool,
+) -> (Block, Vec<u8>) {
+    let block = if by_16 {
+        Block::Int8F32x2
+    } else {
+        Block::Int8F32
+    };
+    let mut out = Vec::with_capacity(values.codes.len() / QK * block.bytes());
+    for (q, d) in values
+        .codes
+        .chunks_exact(QK)
+        .zip(values.scales.chunks_exact(2))
+    {
+        let scales = if by_16 { &d[..] } else { &d[..1] };
+        out.extend(scales.iter().flat_map(|s| s.to_le_bytes()));
+        out.extend(q.iter().map(|&q| q as u8));
+    }
+    (block, out)
 }
 
 /// 32 codes' `levels`, the low nibbles first.

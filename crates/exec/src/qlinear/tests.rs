@@ -23,7 +23,9 @@ fn dtype(b: Block) -> GgmlDType {
         | Block::Iq4Nl
         | Block::Iq4Xs
         | Block::Nf4
-        | Block::Fp4 => unreachable!("candle has no {b:?}"),
+        | Block::Fp4
+        | Block::Int8F32
+        | Block::Int8F32x2 => unreachable!("candle has no {b:?}"),
     }
 }
 
@@ -133,6 +135,24 @@ fn iq4_xs(w: &[f32]) -> (Vec<u8>, Vec<f32>) {
     (bytes, values)
 }
 
+/// `w` [out, n] as ggml's i-quants hold it (`Block::Int8F32`, or `Int8F32x2` with `by_16`):
+/// each 32's (or 16's) scale its largest magnitude over 62 (IQ3_XXS's largest grid value),
+/// each value the nearest integer times it; and the values those hold.
+fn int8(w: &[f32], by_16: bool) -> (Block, Vec<u8>, Vec<f32>) {
+    let span = if by_16 { 16 } else { 32 };
+    let mut held = anatomy_checkpoint::dequant::Integers {
+        codes: vec![],
+        scales: vec![],
+    };
+    for run in w.chunks_exact(span) {
+        let d = run.iter().fold(0f32, |a, v| a.max(v.abs())) / 62.0;
+        held.codes.extend(run.iter().map(|v| (v / d).round() as i8));
+        held.scales.extend(std::iter::repeat_n(d, span / 16));
+    }
+    let (block, bytes) = int8_blocks(&held, by_16);
+    (block, bytes, held.values())
+}
+
 /// The code of the level nearest each value of `b`, the levels times `d`.
 fn nearest_levels(b: &[f32], levels: &[i8; 16], d: f32) -> Vec<u8> {
     let err = |c: u8, v: f32| (levels[c as usize] as f32 * d - v).abs();
@@ -195,6 +215,11 @@ fn stored(b: Block, w: Vec<f32>, out: usize, n: usize) -> (QLinear, Vec<f32>) {
             Block::Iq4Xs => iq4_xs(&w),
             _ => table32(b, &w),
         };
+        return (QLinear::new(b, bytes, out, n).unwrap(), values);
+    }
+    if matches!(b, Block::Int8F32 | Block::Int8F32x2) {
+        let (held, bytes, values) = int8(&w, b == Block::Int8F32x2);
+        assert_eq!(held, b);
         return (QLinear::new(b, bytes, out, n).unwrap(), values);
     }
     if b == Block::Mxfp4 {
@@ -326,6 +351,9 @@ proptest! {
                 Block::Q3K => &[109],
                 Block::Q6K => &[209],
                 Block::Mxfp4 | Block::Nvfp4 => &[],
+                // f32 scales: their high bytes below 0x3c, exponents below 0x78.
+                Block::Int8F32 => &[3],
+                Block::Int8F32x2 => &[3, 7],
                 _ => &[1, 3],
             };
             for b in bytes.chunks_exact_mut(block.bytes()) {
@@ -373,6 +401,15 @@ proptest! {
                     let d = f16::from_le_bytes([b[0], b[1]]).to_f32();
                     (0..32).map(move |i| d * levels[((b[2 + i % 16] >> (4 * (i / 16))) & 15) as usize] as f32)
                 }).collect()
+            } else if matches!(block, Block::Int8F32 | Block::Int8F32x2) {
+                // The f32 scale of each 32 (or 16) values times each byte as an integer.
+                let scales = if block == Block::Int8F32 { 1 } else { 2 };
+                bytes.chunks_exact(block.bytes()).flat_map(|b| {
+                    (0..32).map(move |i| {
+                        let s = 4 * (i * scales / 32);
+                        f32::from_le_bytes([b[s], b[s + 1], b[s + 2], b[s + 3]]) * b[4 * scales + i] as i8 as f32
+                    })
+                }).collect()
             } else if block == Block::Mxfp4 {
                 // code · 2^(e − 127) in ggml's order: the low nibbles, then the high ones.
                 bytes.chunks_exact(17).flat_map(|b| {
@@ -413,4 +450,39 @@ fn a_weight_of_the_wrong_size_is_refused() {
     assert!(QLinear::new(Block::Q4_0, vec![0; 17], 1, 32).is_err());
     assert!(QLinear::new(Block::Q4_0, vec![0; 18], 1, 33).is_err());
     assert!(QLinear::new(Block::Q8_0, vec![0; 68], 2, 32).is_ok());
+}
+
+/// ggml's i-quants and ternary types that no kernel here indexes, held as int8 blocks, give
+/// back the values ggml's dequantization gives any of their blocks
+/// (`dequant`'s fixture checks those against ggml itself), a 16's scale where one covers 16.
+#[test]
+fn i_quants_held_as_int8_keep_their_values() {
+    use anatomy_checkpoint::dequant::{dequantize, integers, scales_by_16, TYPES};
+    let mut s = 0x2545_f491_4f6c_dd1du64;
+    let mut byte = || {
+        s = s
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (s >> 56) as u8
+    };
+    for (id, name) in TYPES.into_iter().filter(|t| Block::of_ggml(t.0).is_none()) {
+        let (_, size) = anatomy_checkpoint::gguf_header::block_layout(id).unwrap();
+        let data: Vec<u8> = (0..3 * size).map(|_| byte()).collect();
+        let (block, bytes) = int8_blocks(&integers(id, &data).unwrap(), scales_by_16(id));
+        assert_eq!(block == Block::Int8F32x2, scales_by_16(id), "{name}");
+        let want = dequantize(id, &data).unwrap();
+        let q = QLinear::new(block, bytes, 1, want.len()).unwrap();
+        let got: Vec<f32> = q
+            .rows(&[0])
+            .unwrap()
+            .flatten_all()
+            .unwrap()
+            .to_vec1()
+            .unwrap();
+        // Equal, or the same bits (a NaN scale's); −0 where rows adds a zero minimum, +0.
+        for (i, (a, b)) in got.iter().zip(&want).enumerate() {
+            assert!(a == b || a.to_bits() == b.to_bits(), "{name} {i}: {a} {b}");
+        }
+        assert_eq!(got.len(), want.len());
+    }
 }
