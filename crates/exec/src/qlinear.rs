@@ -530,6 +530,7 @@ pub(crate) mod x86 {
     const FP: u8 = 15;
     const I8: u8 = 17;
     const I8X2: u8 = 18;
+    const I8M: u8 = 19;
 
     /// Calls `$f::<format>($args)` for `$block`.
     macro_rules! by_block {
@@ -554,6 +555,7 @@ pub(crate) mod x86 {
                 Block::Fp4 => $f::<FP>($($arg),*),
                 Block::Int8F32 => $f::<I8>($($arg),*),
                 Block::Int8F32x2 => $f::<I8X2>($($arg),*),
+                Block::Int8F32Min => $f::<I8M>($($arg),*),
             }
         };
     }
@@ -578,8 +580,15 @@ pub(crate) mod x86 {
             XS => (136, 256, false),
             I8 => (36, 32, false),
             I8X2 => (40, 32, false),
+            I8M => (40, 32, true),
             _ => panic!("no such format"),
         }
+    }
+
+    /// Whether format B's integers are unsigned, as maddubs and dpbusd take their first operand:
+    /// those of the formats with a minimum but INT8_F32_MIN's, whose 8-bit codes are signed.
+    const fn unsigned(b: u8) -> bool {
+        layout(b).2 && b != I8M
     }
 
     /// Bytes of a row's first `blocks` blocks of 32 (the blocks that hold them).
@@ -697,6 +706,11 @@ pub(crate) mod x86 {
                 ];
                 (_mm256_loadu_si256(p.add(8).cast()), d, 0.0)
             }
+            I8M => {
+                let d = p.cast::<f32>().read_unaligned();
+                let m = p.add(4).cast::<f32>().read_unaligned();
+                (_mm256_loadu_si256(p.add(8).cast()), [d, d], m)
+            }
             _ => unreachable!("no format {B}"),
         }
     }
@@ -757,7 +771,6 @@ pub(crate) mod x86 {
         xs: &[f32],
         start: usize,
     ) -> f32 {
-        let min = layout(B).2;
         let nb = xd.len();
         assert!(row.len() >= bytes_of::<B>(nb) && x.len() >= nb * QK && xs.len() >= nb);
         // Block b into the sums `acc` and `mins` (a macro, not a closure, so that it is always
@@ -769,7 +782,7 @@ pub(crate) mod x86 {
                 _mm_prefetch::<_MM_HINT_T0>(ahead.cast());
                 let (w, d, m) = decode::<B>(row.as_ptr(), b);
                 let xv = _mm256_loadu_si256(x.as_ptr().add(b * QK).cast());
-                let sums = if min {
+                let sums = if unsigned(B) {
                     products256::<true>(w, xv)
                 } else {
                     products256::<false>(w, xv)
@@ -800,7 +813,6 @@ pub(crate) mod x86 {
 
     #[target_feature(enable = "avx2,fma,f16c,avx512f,avx512bw,avx512vnni")]
     unsafe fn row_dot512<const B: u8>(row: &[u8], x: &[i8], xd: &[f32], xs: &[f32]) -> f32 {
-        let min = layout(B).2;
         let nb = xd.len();
         assert!(row.len() >= bytes_of::<B>(nb) && x.len() >= nb * QK && xs.len() >= nb);
         let zero = _mm512_setzero_si512();
@@ -818,7 +830,7 @@ pub(crate) mod x86 {
                 let (w1, d1, m1) = decode::<B>(row.as_ptr(), b + 1);
                 let wv = _mm512_inserti64x4::<1>(_mm512_castsi256_si512(w0), w1);
                 let xv = _mm512_loadu_si512(x.as_ptr().add(b * QK).cast());
-                let sums = if min {
+                let sums = if unsigned(B) {
                     _mm512_dpbusd_epi32(zero, wv, xv)
                 } else {
                     let signed = _mm512_mask_sub_epi8(xv, _mm512_movepi8_mask(wv), zero, xv);

@@ -74,18 +74,21 @@ impl Codes {
     /// m rounded to f16) where every 128 share one, else Q4_0 (f16 d, then byte j holding codes
     /// j and j + 16, the value d · (code − 8)) where every offset is −8 · scale and every scale
     /// an f16 (symmetric GPTQ: exact), else INT4_G64 where every 64 share one, else Q4_1 (f16 d
-    /// and m for 32 values).
+    /// and m for 32 values). Symmetric 8-bit codes as Q8_0 (`q8_0`), any other width as
+    /// INT8_F32_MIN (`int8_min`).
     fn blocks(&self) -> Option<(Block, Vec<u8>, f32)> {
         let shared = |run: usize| {
             self.inp.is_multiple_of(run)
                 && (self.group.chunks_exact(run)).all(|g| g.iter().all(|&x| x == g[0]))
         };
         let f16 = |v: f32| half::f16::from_f32(v);
-        if self.bits == 8 && shared(32) {
-            return self.q8_0();
-        }
-        if self.bits != 4 || !shared(32) {
+        if !shared(32) {
             return None;
+        }
+        match self.bits {
+            4 => {}
+            8 => return self.q8_0().or_else(|| self.int8_min()),
+            _ => return self.int8_min(),
         }
         let symmetric = (self.scale.iter().zip(&self.offset))
             .all(|(&s, &m)| m == -8.0 * s && f16(s).to_f32() == s);
@@ -147,6 +150,27 @@ impl Codes {
         }
         (c.scale, c.offset) = (self.scale.clone(), self.offset.clone());
         Some((c, inputs))
+    }
+
+    /// Codes of any width up to 8 as INT8_F32_MIN blocks, each 32's scale and offset as stored
+    /// (w = d · q + m); 8-bit codes less 128, the offset taking 128 · d back.
+    fn int8_min(&self) -> Option<(Block, Vec<u8>, f32)> {
+        if self.bits > 8 {
+            return None;
+        }
+        let shift: i32 = if self.bits == 8 { 128 } else { 0 };
+        let blocks = self.inp / 32;
+        let mut data = Vec::with_capacity(self.out * blocks * Block::Int8F32Min.bytes());
+        for o in 0..self.out {
+            for k in 0..blocks {
+                let g = o * self.groups + self.group[32 * k];
+                let (d, m) = (self.scale[g], self.offset[g] + shift as f32 * self.scale[g]);
+                data.extend(d.to_le_bytes().into_iter().chain(m.to_le_bytes()));
+                let codes = &self.codes[o * self.inp + 32 * k..][..32];
+                data.extend(codes.iter().map(|&c| (c as i32 - shift) as u8));
+            }
+        }
+        Some((Block::Int8F32Min, data, 1.0))
     }
 
     /// 8-bit codes offset by 128 (w = scale · (code − 128), every offset −128 · scale) as Q8_0
@@ -819,6 +843,42 @@ mod tests {
                     let want = f16(c.scale[g]) * c.codes[o * inp + i] as f32 + f16(c.offset[g]);
                     prop_assert!((got[o * inp + i] - want).abs() <= 1e-5 * want.abs().max(1.0));
                 }
+            }
+        }
+
+        /// Affine codes of any other width (MLX's 2, 3, 5, 6 and 8 bits, GPTQ's 2, 3 and 8)
+        /// are held as INT8_F32_MIN blocks whose values are the codes' own: exactly below 8
+        /// bits, within f32 rounding of the offset that takes 128 · scale back at 8; symmetric
+        /// 8-bit codes (offset −128 · scale) as Q8_0.
+        #[test]
+        fn other_widths_hold_their_codes(
+            out in 1usize..4,
+            blocks in 1usize..4,
+            bits in prop::sample::select(vec![2usize, 3, 5, 6, 7, 8]),
+            seed in any::<u64>(),
+        ) {
+            let inp = 32 * blocks;
+            let mut c = Codes::grouped(out, inp, bits, 32);
+            let mut r = seed;
+            let mut next = move || { r = r.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407); (r >> 33) as u32 };
+            for x in c.codes.iter_mut() { *x = (next() % (1 << bits)) as u8; }
+            for k in 0..out * blocks {
+                c.scale[k] = (next() % 2000) as f32 / 1e5 - 0.01;
+                c.offset[k] = (next() % 2000) as f32 / 1e3 - 1.0;
+            }
+            let (block, data, unit) = c.blocks().unwrap();
+            prop_assert_eq!((block, unit), (Block::Int8F32Min, 1.0));
+            let q = QLinear::new(block, data, out, inp).unwrap();
+            let got: Vec<f32> = q.dequantize().unwrap().flatten_all().unwrap().to_vec1().unwrap();
+            for (g, w) in got.iter().zip(c.dequantize()) {
+                let tol = if bits == 8 { 1e-6 * w.abs().max(1.0) } else { 0.0 };
+                prop_assert!((g - w).abs() <= tol, "{} bits: {} for {}", bits, g, w);
+            }
+            if bits == 8 {
+                for k in 0..out * blocks {
+                    c.offset[k] = -128.0 * c.scale[k];
+                }
+                prop_assert_eq!(c.blocks().unwrap().0, Block::Q8_0);
             }
         }
 

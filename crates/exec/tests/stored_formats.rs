@@ -656,79 +656,76 @@ fn quantized_checkpoints_run_as_their_reference_dequantizes() {
     let tolerance = |t| FORMATS.iter().find(|f| f.0 == t).unwrap().1;
     // Seven projections in each of two layers; MLX quantizes the embedding too, which the
     // tied head multiplies by. Symmetric GPTQ (zero points all 8) is Q4_0 exactly.
-    for (fixture, format, held, kin, projections) in [
+    for (fixture, format, held, kin) in [
         (
             "gptq",
             "GPTQ int4, groups of 32",
-            "Q4_0",
+            "Q4_0 × 14",
             GgmlDType::Q4_0,
-            14,
         ),
         // GPTQ's mixture of experts: each expert's projections their own modules, the routers
         // in floats.
         (
             "gptq-moe",
             "GPTQ int4, groups of 32",
-            "Q4_0",
+            "Q4_0 × 104",
             GgmlDType::Q4_0,
-            104,
         ),
         (
             "gptq-act-order",
             "GPTQ int4, groups of 32",
-            "Q4_0",
+            "Q4_0 × 14",
             GgmlDType::Q4_0,
-            14,
         ),
         (
             "awq",
             "AWQ GEMM int4, groups of 32",
-            "Q4_1",
+            "Q4_1 × 14",
             GgmlDType::Q4_1,
-            14,
         ),
         (
             "awq-gemv",
             "AWQ GEMV int4, groups of 32",
-            "Q4_1",
+            "Q4_1 × 14",
             GgmlDType::Q4_1,
-            14,
         ),
         (
             "awq-g128",
             "AWQ GEMM int4, groups of 128",
-            "INT4_G128",
+            "INT4_G128 × 14",
             GgmlDType::Q4_1,
-            14,
         ),
         (
             "compressed",
             "compressed-tensors int4 packed, groups of 32",
-            "Q4_1",
+            "Q4_1 × 14",
             GgmlDType::Q4_1,
-            14,
         ),
-        ("mlx", "MLX int4, groups of 32", "Q4_1", GgmlDType::Q4_1, 15),
+        (
+            "mlx",
+            "MLX int4, groups of 32",
+            "Q4_1 × 15",
+            GgmlDType::Q4_1,
+        ),
         // mlx-lm's mixture of experts: each layer's experts stacked per projection
-        // (`switch_mlp`), split into one matrix each; the routers in 8 bits (dequantized).
+        // (`switch_mlp`), split into one matrix each; the routers in 8 bits (INT8_F32_MIN).
         (
             "mlx-moe",
             "MLX int4, groups of 64 (2 layers otherwise)",
-            "INT4_G64",
+            "INT4_G64 × 106, INT8_F32_MIN × 2",
             GgmlDType::Q4_1,
-            106,
         ),
-        // One layer in 8 bits (dequantized), one left unquantized, by mlx-lm's per-layer entries.
+        // One projection in 8 bits (INT8_F32_MIN), one left unquantized, by mlx-lm's per-layer
+        // entries.
         (
             "mlx-g64",
             "MLX int4, groups of 64 (2 layers otherwise)",
-            "INT4_G64",
+            "INT4_G64 × 13, INT8_F32_MIN × 1",
             GgmlDType::Q4_1,
-            13,
         ),
     ] {
         verifies_as(fixture, format);
-        let name = format!("{held} × {projections} projections");
+        let name = format!("{held} projections");
         published(&format!("quant/{fixture}"), &name, tolerance(kin));
     }
 }

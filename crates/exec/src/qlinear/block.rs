@@ -53,6 +53,10 @@ pub enum Block {
     Int8F32,
     /// `Int8F32` with an f32 scale for each 16 (40 bytes): IQ1_M, IQ2_XS and IQ2_S.
     Int8F32x2,
+    /// 32 int8 values after an f32 scale d and minimum m (w = d·q + m; 40 bytes, 10 bits a
+    /// weight). Not a GGUF type: affine codes of widths other than 4 (MLX's 2, 3, 5, 6 and 8
+    /// bits, GPTQ's 2, 3 and asymmetric 8), 8-bit ones less 128 (m taking the 128 back).
+    Int8F32Min,
 }
 
 /// bitsandbytes' NF4 code book (`get_4bit_type("nf4")`), for the tests of its rounded levels.
@@ -74,7 +78,7 @@ pub const FP4_LEVELS: [i8; 16] = [
 ];
 
 impl Block {
-    pub const ALL: [Block; 19] = [
+    pub const ALL: [Block; 20] = [
         Block::Q4_0,
         Block::Q4_1,
         Block::Q5_0,
@@ -94,6 +98,7 @@ impl Block {
         Block::Fp4,
         Block::Int8F32,
         Block::Int8F32x2,
+        Block::Int8F32Min,
     ];
 
     /// Bytes of one stored block.
@@ -114,7 +119,7 @@ impl Block {
             Block::Nvfp4 | Block::Iq4Nl | Block::Nf4 | Block::Fp4 => 18,
             Block::Iq4Xs => 136,
             Block::Int8F32 => 36,
-            Block::Int8F32x2 => 40,
+            Block::Int8F32x2 | Block::Int8F32Min => 40,
         }
     }
 
@@ -140,6 +145,7 @@ impl Block {
             Block::Fp4 => "FP4",
             Block::Int8F32 => "INT8_F32",
             Block::Int8F32x2 => "INT8_F32x2",
+            Block::Int8F32Min => "INT8_F32_MIN",
         }
     }
 
@@ -160,15 +166,23 @@ impl Block {
             | Block::Nf4
             | Block::Fp4
             | Block::Int8F32
-            | Block::Int8F32x2 => QK,
+            | Block::Int8F32x2
+            | Block::Int8F32Min => QK,
         }
     }
 
-    /// Blocks store a minimum m besides the scale d (their integers are unsigned).
+    /// Blocks store a minimum m besides the scale d (their integers are unsigned but
+    /// INT8_F32_MIN's).
     pub(crate) fn has_min(self) -> bool {
         matches!(
             self,
-            Block::Q4_1 | Block::Q5_1 | Block::Q4K | Block::Q5K | Block::Int4G128 | Block::Int4G64
+            Block::Q4_1
+                | Block::Q5_1
+                | Block::Q4K
+                | Block::Q5K
+                | Block::Int4G128
+                | Block::Int4G64
+                | Block::Int8F32Min
         )
     }
 
@@ -218,7 +232,8 @@ impl Block {
             | Block::Int4G128
             | Block::Int4G64
             | Block::Int8F32
-            | Block::Int8F32x2 => None,
+            | Block::Int8F32x2
+            | Block::Int8F32Min => None,
         }
     }
 
@@ -302,8 +317,13 @@ impl Block {
                 for (q, &v) in q.iter_mut().zip(&b[4 * scales..]) {
                     *q = v as i8;
                 }
-                let f = |i: usize| f32::from_le_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]]);
-                ([f(0), f(4 * (scales - 1))], 0.0)
+                ([f32_at(b, 0), f32_at(b, 4 * (scales - 1))], 0.0)
+            }
+            Block::Int8F32Min => {
+                for (q, &v) in q.iter_mut().zip(&b[8..40]) {
+                    *q = v as i8;
+                }
+                ([f32_at(b, 0); 2], f32_at(b, 4))
             }
             Block::Q4_0 => {
                 nibble_block(&b[2..18], 0, 8, q);
@@ -351,6 +371,10 @@ pub fn int8_blocks(
         out.extend(q.iter().map(|&q| q as u8));
     }
     (block, out)
+}
+
+fn f32_at(b: &[u8], i: usize) -> f32 {
+    f32::from_le_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]])
 }
 
 /// 32 codes' `levels`, the low nibbles first.

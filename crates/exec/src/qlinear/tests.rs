@@ -25,7 +25,8 @@ fn dtype(b: Block) -> GgmlDType {
         | Block::Nf4
         | Block::Fp4
         | Block::Int8F32
-        | Block::Int8F32x2 => unreachable!("candle has no {b:?}"),
+        | Block::Int8F32x2
+        | Block::Int8F32Min => unreachable!("candle has no {b:?}"),
     }
 }
 
@@ -153,6 +154,24 @@ fn int8(w: &[f32], by_16: bool) -> (Block, Vec<u8>, Vec<f32>) {
     (block, bytes, held.values())
 }
 
+/// `w` [out, n] in INT8_F32_MIN blocks: each 32's d its range over 255 and m its minimum plus
+/// 128·d, each value the nearest code from −128 to 127; and the values those hold, d·q + m.
+fn int8_min(w: &[f32]) -> (Vec<u8>, Vec<f32>) {
+    let (mut bytes, mut values) = (vec![], vec![]);
+    for run in w.chunks_exact(32) {
+        let (lo, hi) = (run.iter()).fold((f32::MAX, f32::MIN), |(a, b), &v| (a.min(v), b.max(v)));
+        let d = ((hi - lo) / 255.0).max(f32::MIN_POSITIVE);
+        let m = lo + 128.0 * d;
+        let q: Vec<i8> = (run.iter())
+            .map(|v| ((v - m) / d).round().clamp(-128.0, 127.0) as i8)
+            .collect();
+        bytes.extend(d.to_le_bytes().into_iter().chain(m.to_le_bytes()));
+        bytes.extend(q.iter().map(|&q| q as u8));
+        values.extend(q.iter().map(|&q| d * q as f32 + m));
+    }
+    (bytes, values)
+}
+
 /// The code of the level nearest each value of `b`, the levels times `d`.
 fn nearest_levels(b: &[f32], levels: &[i8; 16], d: f32) -> Vec<u8> {
     let err = |c: u8, v: f32| (levels[c as usize] as f32 * d - v).abs();
@@ -215,6 +234,10 @@ fn stored(b: Block, w: Vec<f32>, out: usize, n: usize) -> (QLinear, Vec<f32>) {
             Block::Iq4Xs => iq4_xs(&w),
             _ => table32(b, &w),
         };
+        return (QLinear::new(b, bytes, out, n).unwrap(), values);
+    }
+    if b == Block::Int8F32Min {
+        let (bytes, values) = int8_min(&w);
         return (QLinear::new(b, bytes, out, n).unwrap(), values);
     }
     if matches!(b, Block::Int8F32 | Block::Int8F32x2) {
@@ -353,7 +376,7 @@ proptest! {
                 Block::Mxfp4 | Block::Nvfp4 => &[],
                 // f32 scales: their high bytes below 0x3c, exponents below 0x78.
                 Block::Int8F32 => &[3],
-                Block::Int8F32x2 => &[3, 7],
+                Block::Int8F32x2 | Block::Int8F32Min => &[3, 7],
                 _ => &[1, 3],
             };
             for b in bytes.chunks_exact_mut(block.bytes()) {
@@ -400,6 +423,12 @@ proptest! {
                 bytes.chunks_exact(18).flat_map(|b| {
                     let d = f16::from_le_bytes([b[0], b[1]]).to_f32();
                     (0..32).map(move |i| d * levels[((b[2 + i % 16] >> (4 * (i / 16))) & 15) as usize] as f32)
+                }).collect()
+            } else if block == Block::Int8F32Min {
+                // d · the byte as an integer + m.
+                bytes.chunks_exact(40).flat_map(|b| {
+                    let f = move |i: usize| f32::from_le_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]]);
+                    (0..32).map(move |i| f(0) * b[8 + i] as i8 as f32 + f(4))
                 }).collect()
             } else if matches!(block, Block::Int8F32 | Block::Int8F32x2) {
                 // The f32 scale of each 32 (or 16) values times each byte as an integer.
