@@ -1001,6 +1001,7 @@ pub(crate) mod x86 {
     }
 
     impl Split {
+        /// Made only for `tiles`, on the AVX-512 path.
         pub(crate) fn new(x: &[f32], m: usize, n: usize) -> Split {
             let nb = n / QK;
             let mut s = Split {
@@ -1010,20 +1011,46 @@ pub(crate) mod x86 {
                 sum: Vec::with_capacity(m * nb),
                 nb,
             };
-            let blocks = x.chunks_exact(QK).zip(s.high.chunks_exact_mut(QK));
-            for ((x, high), low) in blocks.zip(s.low.chunks_exact_mut(QK)) {
-                let (amax, inv) = super::scale_of(x);
-                for ((&v, h), l) in x.iter().zip(high.iter_mut()).zip(low.iter_mut()) {
-                    let t = v * inv;
-                    let q = (t + super::ROUND) - super::ROUND;
-                    let r = ((t - q) * 256.0 + super::ROUND) - super::ROUND;
-                    *h = (q as i8 as u8) ^ 0x80;
-                    *l = (r.clamp(-127.0, 127.0) as i8 as u8) ^ 0x80;
-                }
-                s.d.push(amax / 127.0 / 256.0);
-                s.sum.push(x.iter().sum());
-            }
+            assert!(x.len() == m * n && n.is_multiple_of(QK));
+            // SAFETY: `tiles` runs only where `available` saw AVX-512 F and BW.
+            unsafe { s.fill(x) };
             s
+        }
+
+        /// Each block of 32: its largest magnitude, q and r rounded to nearest, ties to even
+        /// (the rounding mode, as ggml's nearest_int), and Σx.
+        #[target_feature(enable = "avx512f,avx512bw")]
+        unsafe fn fill(&mut self, x: &[f32]) {
+            const NEAREST: i32 = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
+            let blocks = x.chunks_exact(QK).zip(self.high.chunks_exact_mut(QK));
+            for ((x, high), low) in blocks.zip(self.low.chunks_exact_mut(QK)) {
+                let v = [
+                    _mm512_loadu_ps(x.as_ptr()),
+                    _mm512_loadu_ps(x.as_ptr().add(16)),
+                ];
+                let top = _mm512_max_ps(_mm512_abs_ps(v[1]), _mm512_abs_ps(v[0]));
+                let amax = _mm512_reduce_max_ps(top);
+                let inv = _mm512_set1_ps(if amax != 0.0 { 127.0 / amax } else { 0.0 });
+                for (k, v) in v.into_iter().enumerate() {
+                    let t = _mm512_mul_ps(v, inv);
+                    let q = _mm512_roundscale_ps::<NEAREST>(t);
+                    let r = _mm512_mul_ps(_mm512_sub_ps(t, q), _mm512_set1_ps(256.0));
+                    let r = _mm512_roundscale_ps::<NEAREST>(r);
+                    let r = _mm512_min_ps(
+                        _mm512_max_ps(r, _mm512_set1_ps(-127.0)),
+                        _mm512_set1_ps(127.0),
+                    );
+                    let bytes = |f: __m512| {
+                        let b = _mm512_cvtepi32_epi8(_mm512_cvtps_epi32(f));
+                        _mm_xor_si128(b, _mm_set1_epi8(0x80u8 as i8))
+                    };
+                    _mm_storeu_si128(high.as_mut_ptr().add(16 * k).cast(), bytes(q));
+                    _mm_storeu_si128(low.as_mut_ptr().add(16 * k).cast(), bytes(r));
+                }
+                self.d.push(amax / 127.0 / 256.0);
+                self.sum
+                    .push(_mm512_reduce_add_ps(_mm512_add_ps(v[0], v[1])));
+            }
         }
     }
 
