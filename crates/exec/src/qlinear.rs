@@ -531,6 +531,7 @@ pub(crate) mod x86 {
     const I8: u8 = 17;
     const I8X2: u8 = 18;
     const I8M: u8 = 19;
+    const TQ2: u8 = 20;
 
     /// Calls `$f::<format>($args)` for `$block`.
     macro_rules! by_block {
@@ -556,6 +557,7 @@ pub(crate) mod x86 {
                 Block::Int8F32 => $f::<I8>($($arg),*),
                 Block::Int8F32x2 => $f::<I8X2>($($arg),*),
                 Block::Int8F32Min => $f::<I8M>($($arg),*),
+                Block::Tq2_0 => $f::<TQ2>($($arg),*),
             }
         };
     }
@@ -581,6 +583,7 @@ pub(crate) mod x86 {
             I8 => (36, 32, false),
             I8X2 => (40, 32, false),
             I8M => (40, 32, true),
+            TQ2 => (66, 256, false),
             _ => panic!("no such format"),
         }
     }
@@ -710,6 +713,13 @@ pub(crate) mod x86 {
                 let d = p.cast::<f32>().read_unaligned();
                 let m = p.add(4).cast::<f32>().read_unaligned();
                 (_mm256_loadu_si256(p.add(8).cast()), [d, d], m)
+            }
+            TQ2 => {
+                let v = _mm256_loadu_si256(p.add(32 * (k / 4)).cast());
+                let digits = _mm256_srl_epi16(v, _mm_cvtsi32_si128(2 * (k % 4) as i32));
+                let q = _mm256_and_si256(digits, _mm256_set1_epi8(3));
+                let d = half(p.add(64));
+                (_mm256_sub_epi8(q, _mm256_set1_epi8(1)), [d, d], 0.0)
             }
             _ => unreachable!("no format {B}"),
         }

@@ -548,8 +548,9 @@ fn reference_dequantization(fixture: &str) {
 
 /// A Qwen3 of rows 256 wide in each i-quant and ternary type llama.cpp defines beyond IQ4_NL
 /// and IQ4_XS (scripts/make_iquant_fixtures.py: IQ3_S, TQ1_0 and TQ2_0 quantized by llama.cpp,
-/// the others' blocks drawn at random): held as stored, its matrices in int8 blocks holding the
-/// file's values exactly (`Int8F32`, or `Int8F32x2` where a scale covers 16), within 2% of
+/// the others' blocks drawn at random): held as stored, its matrices in TQ2_0's own blocks or
+/// in int8 blocks holding the file's values exactly (`Int8F32`, or `Int8F32x2` where a scale
+/// covers 16), through `qlinear`'s kernels, within 2% of
 /// the largest logit of the same file widened to f32, as the other formats (`FORMATS`; measured
 /// 0.01% in a prompt, 16-bit activations, and 0.7–1.1% in a decode step, 8-bit ones); and that
 /// within 1e-4 of llama.cpp's logits on the weights gguf-py dequantizes from the file, written
@@ -589,10 +590,10 @@ fn i_quants_run_held_as_their_integers() {
         };
         let (wide, _, _) = logits(Hold::F32);
         let (held, step, how) = logits(Hold::Stored);
-        let block = if ["IQ2_XS", "IQ2_S", "IQ1_M"].contains(&kind.as_str()) {
-            "INT8_F32x2 × "
-        } else {
-            "INT8_F32 × "
+        let block = match kind.as_str() {
+            "TQ2_0" => "TQ2_0 × ",
+            "IQ2_XS" | "IQ2_S" | "IQ1_M" => "INT8_F32x2 × ",
+            _ => "INT8_F32 × ",
         };
         assert!(how.contains(block), "{kind}: {how}");
         let scale = wide.iter().fold(0f32, |m, x| m.max(x.abs()));

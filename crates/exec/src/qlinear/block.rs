@@ -46,10 +46,13 @@ pub enum Block {
     /// bitsandbytes' FP4 code book the same way, times 120 (`FP4_LEVELS`: every level but
     /// ±0.0625/12 an integer so), d the absmax over 120.
     Fp4,
+    /// TQ2_0: ternary values in super-blocks of 256, four 2-bit digits a byte (value 32j + i of
+    /// each 128 in bits 2j of byte i), then an f16 d (66 bytes, 2.06 bits a weight).
+    Tq2_0,
     /// 32 int8 values after an f32 scale for them all (36 bytes, 9 bits a weight). Not a GGUF
     /// type: the i-quants and ternary types whose grids no kernel here indexes (IQ1_S,
-    /// IQ2_XXS, IQ3_XXS, IQ3_S, TQ1_0, TQ2_0), their values being small integers times a
-    /// scale (`dequant::integers`), held exactly so: half bf16's bytes, and none rounded.
+    /// IQ2_XXS, IQ3_XXS, IQ3_S, TQ1_0), their values being small integers times a scale
+    /// (`dequant::integers`), held exactly so: 9 bits where bf16 took 16, and none rounded.
     Int8F32,
     /// `Int8F32` with an f32 scale for each 16 (40 bytes): IQ1_M, IQ2_XS and IQ2_S.
     Int8F32x2,
@@ -78,7 +81,7 @@ pub const FP4_LEVELS: [i8; 16] = [
 ];
 
 impl Block {
-    pub const ALL: [Block; 20] = [
+    pub const ALL: [Block; 21] = [
         Block::Q4_0,
         Block::Q4_1,
         Block::Q5_0,
@@ -96,6 +99,7 @@ impl Block {
         Block::Iq4Xs,
         Block::Nf4,
         Block::Fp4,
+        Block::Tq2_0,
         Block::Int8F32,
         Block::Int8F32x2,
         Block::Int8F32Min,
@@ -118,6 +122,7 @@ impl Block {
             Block::Int4G64 => 36,
             Block::Nvfp4 | Block::Iq4Nl | Block::Nf4 | Block::Fp4 => 18,
             Block::Iq4Xs => 136,
+            Block::Tq2_0 => 66,
             Block::Int8F32 => 36,
             Block::Int8F32x2 | Block::Int8F32Min => 40,
         }
@@ -143,6 +148,7 @@ impl Block {
             Block::Iq4Xs => "IQ4_XS",
             Block::Nf4 => "NF4",
             Block::Fp4 => "FP4",
+            Block::Tq2_0 => "TQ2_0",
             Block::Int8F32 => "INT8_F32",
             Block::Int8F32x2 => "INT8_F32x2",
             Block::Int8F32Min => "INT8_F32_MIN",
@@ -152,7 +158,7 @@ impl Block {
     /// Values of one stored block.
     pub fn values(self) -> usize {
         match self {
-            Block::Q3K | Block::Q4K | Block::Q5K | Block::Q6K | Block::Iq4Xs => 256,
+            Block::Q3K | Block::Q4K | Block::Q5K | Block::Q6K | Block::Iq4Xs | Block::Tq2_0 => 256,
             Block::Int4G128 => 128,
             Block::Int4G64 => 64,
             Block::Q4_0
@@ -208,6 +214,7 @@ impl Block {
         Some(match id {
             20 => Block::Iq4Nl,
             23 => Block::Iq4Xs,
+            35 => Block::Tq2_0,
             39 => Block::Mxfp4,
             _ => return None,
         })
@@ -231,6 +238,7 @@ impl Block {
             | Block::Q6K
             | Block::Int4G128
             | Block::Int4G64
+            | Block::Tq2_0
             | Block::Int8F32
             | Block::Int8F32x2
             | Block::Int8F32Min => None,
@@ -318,6 +326,13 @@ impl Block {
                     *q = v as i8;
                 }
                 ([f32_at(b, 0), f32_at(b, 4 * (scales - 1))], 0.0)
+            }
+            Block::Tq2_0 => {
+                let shift = 2 * (k % 4);
+                for (q, &v) in q.iter_mut().zip(&b[32 * (k / 4)..][..32]) {
+                    *q = ((v >> shift) & 3) as i8 - 1;
+                }
+                ([h(b, 64); 2], 0.0)
             }
             Block::Int8F32Min => {
                 for (q, &v) in q.iter_mut().zip(&b[8..40]) {

@@ -24,6 +24,7 @@ fn dtype(b: Block) -> GgmlDType {
         | Block::Iq4Xs
         | Block::Nf4
         | Block::Fp4
+        | Block::Tq2_0
         | Block::Int8F32
         | Block::Int8F32x2
         | Block::Int8F32Min => unreachable!("candle has no {b:?}"),
@@ -172,6 +173,24 @@ fn int8_min(w: &[f32]) -> (Vec<u8>, Vec<f32>) {
     (bytes, values)
 }
 
+/// `w` [out, n] in TQ2_0's super-blocks: d the largest magnitude, each value the nearest of
+/// −d, 0 and d; and the values those hold.
+fn tq2_0(w: &[f32]) -> (Vec<u8>, Vec<f32>) {
+    let (mut bytes, mut values) = (vec![], vec![]);
+    for sb in w.chunks_exact(256) {
+        let d = f16::from_f32(sb.iter().fold(0f32, |a, v| a.max(v.abs())));
+        let digit = |v: f32| ((v / d.to_f32()).round().clamp(-1.0, 1.0) + 1.0) as u8;
+        let mut qs = [0u8; 64];
+        for (i, &v) in sb.iter().enumerate() {
+            qs[32 * (i / 128) + i % 32] |= digit(v) << (2 * (i % 128 / 32));
+        }
+        bytes.extend(qs);
+        bytes.extend(d.to_le_bytes());
+        values.extend(sb.iter().map(|&v| d.to_f32() * (digit(v) as f32 - 1.0)));
+    }
+    (bytes, values)
+}
+
 /// The code of the level nearest each value of `b`, the levels times `d`.
 fn nearest_levels(b: &[f32], levels: &[i8; 16], d: f32) -> Vec<u8> {
     let err = |c: u8, v: f32| (levels[c as usize] as f32 * d - v).abs();
@@ -234,6 +253,10 @@ fn stored(b: Block, w: Vec<f32>, out: usize, n: usize) -> (QLinear, Vec<f32>) {
             Block::Iq4Xs => iq4_xs(&w),
             _ => table32(b, &w),
         };
+        return (QLinear::new(b, bytes, out, n).unwrap(), values);
+    }
+    if b == Block::Tq2_0 {
+        let (bytes, values) = tq2_0(&w);
         return (QLinear::new(b, bytes, out, n).unwrap(), values);
     }
     if b == Block::Int8F32Min {
@@ -373,6 +396,7 @@ proptest! {
             let high: &[usize] = match block {
                 Block::Q3K => &[109],
                 Block::Q6K => &[209],
+                Block::Tq2_0 => &[65],
                 Block::Mxfp4 | Block::Nvfp4 => &[],
                 // f32 scales: their high bytes below 0x3c, exponents below 0x78.
                 Block::Int8F32 => &[3],
@@ -415,7 +439,7 @@ proptest! {
                         h(b, 0) * ((byte >> (4 * (i % 32 / 16))) & 15) as f32 + h(b, 2)
                     })
                 }).collect()
-            } else if let Some(id) = [(Block::Iq4Nl, 20), (Block::Iq4Xs, 23)].iter().find(|b| b.0 == block).map(|b| b.1) {
+            } else if let Some(id) = [(Block::Iq4Nl, 20), (Block::Iq4Xs, 23), (Block::Tq2_0, 35)].iter().find(|b| b.0 == block).map(|b| b.1) {
                 anatomy_checkpoint::dequant::dequantize(id, &bytes).unwrap()
             } else if matches!(block, Block::Nf4 | Block::Fp4) {
                 // d · level in IQ4_NL's order: the low nibbles, then the high ones.
