@@ -30,6 +30,11 @@ own code stores it, beside transformers' logits on the weights that code dequant
   TorchLinear under their own names as GPTQ's MoE checkpoints hold them, the routers in floats;
 - mlx-moe: the toy Qwen3-MoE (its experts 64 wide) as mlx-lm saves a mixture of experts: the
   experts stacked per projection under `switch_mlp`, the router in 8 bits, groups of 64;
+- autoround, autoround-asym: AutoRound's own pipeline (round-to-nearest: iters=0), int4 in groups
+  of 32, saved by quantize_and_save(format="auto_round"): symmetric in the packing format
+  `auto_round:auto_gptq` it then writes (GPTQ's layout without g_idx, zero points less one; its
+  QuantLinear's own forward on the identity dequantizes), asymmetric in `auto_round:auto_awq`
+  (AWQ's GEMM layout; its dequantize_gemm), the scales widened to f32;
 - bnb-nf4, bnb-fp4, bnb-int8: bitsandbytes.functional.quantize_4bit (NF4 double quantized, FP4
   not) and int8_vectorwise_quant on every linear layer (NF4's but layer 1's MLP, which its
   llm_int8_skip_modules names by a prefix), each tensor under the name
@@ -43,7 +48,8 @@ model.safetensors, expected.json}; `quantized_checkpoints_run_as_their_reference
 (crates/exec/tests/stored_formats.rs) holds anatomy to them.
 
 Usage: python3 scripts/make_quant_fixtures.py [FORMAT ...]  (all of them without one)
-(needs torch, transformers, safetensors, compressed-tensors, bitsandbytes and mlx[cpu] from PyPI, and the
+(needs torch, transformers, safetensors, compressed-tensors, bitsandbytes, mlx[cpu] and auto-round
+(installed without its dependencies, then py-cpuinfo, accelerate, datasets and theirs) from PyPI, and the
 sources of gptqmodel and autoawq on PYTHONPATH: pip download --no-deps gptqmodel autoawq, unpack
 both; GPTQModel imports pypcre, logbar, device-smi, tokenicer, defuser, accelerate)
 """
@@ -163,6 +169,48 @@ def gptq(model, config, act_order=False, extra=None):
             stored[f"{name}.{part}"] = getattr(q, part).contiguous()
     config["quantization_config"] = {"bits": 4, "group_size": GROUP, "desc_act": act_order, "sym": True,
                                      "quant_method": "gptq", "checkpoint_format": "gptq"}
+    return stored, dequantized
+
+
+def autoround(model, config, sym):
+    """AutoRound on a copy of `model`, saved as it saves; the packed tensors and the weights its
+    QuantLinear's forward gives back."""
+    import tempfile
+
+    import tokenizers
+    import transformers
+    from auto_round import AutoRound
+    from safetensors.torch import load_file
+
+    # AutoRound saves a tokenizer with the model: a one-word one will do for round-to-nearest.
+    words = tokenizers.Tokenizer(tokenizers.models.WordLevel({"a": 0, "[UNK]": 1}, unk_token="[UNK]"))
+    tok = transformers.PreTrainedTokenizerFast(tokenizer_object=words)
+    with tempfile.TemporaryDirectory() as tmp:
+        ar = AutoRound(copy.deepcopy(model), tokenizer=tok, bits=4, group_size=GROUP, sym=sym, iters=0,
+                       device_map="cpu", disable_opt_rtn=True)
+        folder = ar.quantize_and_save(tmp, format="auto_round")
+        folder = Path(folder[1] if isinstance(folder, tuple) else folder or tmp)
+        if not (folder / "config.json").exists():
+            folder = next(Path(tmp).rglob("config.json")).parent
+        saved = load_file(str(folder / "model.safetensors"))
+        config["quantization_config"] = json.loads((folder / "config.json").read_text())["quantization_config"]
+    gptq = "gptq" in config["quantization_config"]["packing_format"]
+    from auto_round.export.export_to_awq.utils import dequantize_gemm
+    from auto_round_extension.torch.qlinear_torch_zp import QuantLinear
+    stored, dequantized = {}, {}
+    for name, lin in linears(model).items():
+        parts = {part: saved[f"{name}.{part}"].contiguous() for part in ("qweight", "qzeros", "scales")}
+        stored.update({f"{name}.{part}": t for part, t in parts.items()})
+        with torch.no_grad():
+            if gptq:
+                q = QuantLinear(4, GROUP, lin.in_features, lin.out_features, bias=False)
+                for part, t in parts.items():
+                    setattr(q, part, t)
+                q.scales = q.scales.float()
+                dequantized[name] = q(torch.eye(lin.in_features)).T.float()
+            else:
+                w = dequantize_gemm(parts["qweight"], parts["qzeros"], parts["scales"].float(), 4, GROUP)
+                dequantized[name] = w.T.float()
     return stored, dequantized
 
 
@@ -416,6 +464,7 @@ def main():
     formats += [(f"compressed-{k}", lambda m, c, k=k: compressed_naive(m, c, k)) for k in ("int8", "fp8")]
     formats += [("compressed-nvfp4", compressed_nvfp4)]
     formats += [(f"bnb-{k}", lambda m, c, k=k: bnb(m, c, k)) for k in ("nf4", "fp4", "int8")]
+    formats += [("autoround", lambda m, c: autoround(m, c, True)), ("autoround-asym", lambda m, c: autoround(m, c, False))]
     only = set(sys.argv[1:])
     for fmt, quantize in formats:
         if only and fmt not in only:

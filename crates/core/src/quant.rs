@@ -84,11 +84,14 @@ pub enum Quant {
     /// rows a word), `qzeros` int32 `[groups, out·bits/32]`, `scales` `[groups, out]` and `g_idx`
     /// int32 `[in]`, each input's group (act-order permutes it). The `gptq` checkpoint format
     /// (`v1`) stores each zero point less one; `gptq_v2` stores it as it is. `dynamic`: GPTQModel's
-    /// per-module choices, the first that matches deciding (`gptq_groups`).
+    /// per-module choices, the first that matches deciding (`gptq_groups`). `auto_round`:
+    /// AutoRound's `auto_round:auto_gptq` packing, this layout without `g_idx` (each input's group
+    /// its position's), v1's zero points.
     Gptq {
         groups: Groups,
         v1: bool,
         dynamic: Vec<Dynamic>,
+        auto_round: bool,
     },
     /// AutoAWQ's layouts (`version`): GEMM's `qweight` int32 `[in, out·bits/32]` (eight outputs
     /// a word, in the order 0 2 4 6 1 3 5 7), `qzeros` int32 `[groups, out·bits/32]`, `scales`
@@ -272,6 +275,119 @@ fn dynamic(q: &Config, groups: Groups) -> Result<Vec<Dynamic>> {
     Ok(out)
 }
 
+/// AutoRound's config (`quant_method: "auto-round"`), as vLLM's AutoRoundConfig reads it: its
+/// two packings of integers (`packing_format`), GPTQ's layout without `g_idx` or AWQ's GEMM
+/// layout, in `bits` and `group_size` (`sym` only sets the zero points, which both store);
+/// `extra_config`'s modules by name (or pattern) with their own `bits` and `group_size`, 16 bits
+/// or more leaving one unquantized; and outside `block_name_to_quantize`'s blocks, nothing
+/// quantized. Read as GPTQ's `dynamic` (the first entry that matches deciding) or, for AWQ, its
+/// skipped modules.
+fn auto_round(q: &Config) -> Result<Quant> {
+    let packing = q.string("packing_format", "auto_round:auto_gptq")?;
+    let awq = match packing.as_str() {
+        "auto_round:auto_gptq" | "auto_round:gptq" => false,
+        "auto_round:auto_awq" | "auto_round:awq" => true,
+        other => {
+            return Err(q.err(
+                "packing_format",
+                format!(
+                    "is `{other}`; anatomy reads AutoRound's `auto_round:auto_gptq` and \
+                     `auto_round:auto_awq` packings"
+                ),
+            ))
+        }
+    };
+    let data = q.string("data_type", "int")?;
+    if data != "int" {
+        return Err(q.err(
+            "data_type",
+            format!("is `{data}`; anatomy reads AutoRound's integer (`int`) weights"),
+        ));
+    }
+    let bits = if awq { &[4][..] } else { &[2, 4, 8][..] };
+    let groups = Groups {
+        bits: int(q, "bits", bits, None)?,
+        group: group(q, "group_size")?,
+        zeros: true,
+    };
+    let blocks: Vec<String> = match q.present("block_name_to_quantize") {
+        false => Vec::new(),
+        true => match q.opt_string("block_name_to_quantize") {
+            Ok(Some(list)) => list.split(',').map(|b| b.trim().to_string()).collect(),
+            _ => names(q, "block_name_to_quantize", "a block name")?,
+        },
+    };
+    let mut entries = Vec::new();
+    if let Some(extra) = q.sub("extra_config")? {
+        for (name, v) in extra.map {
+            if !v.is_object() {
+                return Err(extra.err(name, "is not an object of the settings its module takes"));
+            }
+            let own = extra.sub(name)?.expect("an object");
+            let unquantized = own.present("bits") && own.size("bits", None)? >= 16;
+            let groups = match unquantized {
+                true => None,
+                false => Some(Groups {
+                    bits: int(&own, "bits", bits, Some(groups.bits))?,
+                    group: match own.present("group_size") {
+                        true => group(&own, "group_size")?,
+                        false => groups.group,
+                    },
+                    zeros: true,
+                }),
+            };
+            // A name as it stands (its dots literal), or AutoRound's pattern as it writes one.
+            let pattern = match name.contains(['*', '(', '[', '\\']) {
+                true => name.to_string(),
+                false => format!("{}$", regex::escape(name)),
+            };
+            entries.push(Dynamic { pattern, groups });
+        }
+    }
+    if !blocks.is_empty() {
+        for b in &blocks {
+            entries.push(Dynamic {
+                pattern: format!("{}\\.", regex::escape(b)),
+                groups: Some(groups),
+            });
+        }
+        entries.push(Dynamic {
+            pattern: ".*".into(),
+            groups: None,
+        });
+    }
+    Ok(match awq {
+        false => Quant::Gptq {
+            groups,
+            v1: true,
+            dynamic: entries,
+            auto_round: true,
+        },
+        true => {
+            // AWQ's form has no per-module groups: a module in other bits is not read yet.
+            let mut skip = Vec::new();
+            for d in entries {
+                match d.groups {
+                    None if d.pattern == ".*" => {}
+                    None => skip.push(d.pattern),
+                    Some(g) if g == groups => {}
+                    Some(_) => {
+                        return Err(q.err(
+                            "extra_config",
+                            "gives a module other bits or groups in AWQ's packing, which anatomy does not read yet",
+                        ))
+                    }
+                }
+            }
+            Quant::Awq {
+                groups,
+                gemv: false,
+                skip,
+            }
+        }
+    })
+}
+
 /// A list of module names or patterns (`modules_to_not_convert`, `ignore`); none when absent.
 fn names(c: &Config, key: &str, what: &str) -> Result<Vec<String>> {
     let list = c.list_any(key, |v| v.as_str().map(str::to_string), what)?;
@@ -337,8 +453,10 @@ impl Quant {
                         dynamic: dynamic(&q, groups)?,
                         groups,
                         v1: format == "gptq",
+                        auto_round: false,
                     }
                 }
+                "auto-round" | "intel/auto-round" => auto_round(&q)?,
                 "awq" => {
                     let version = q.string("version", "gemm")?.to_ascii_lowercase();
                     let gemv = match version.as_str() {
@@ -393,7 +511,12 @@ impl Quant {
             None => format!("int{}, a scale per output channel", g.bits),
         };
         match self {
-            Quant::Gptq { groups, .. } => format!("GPTQ {}", g(groups)),
+            Quant::Gptq {
+                groups,
+                auto_round: false,
+                ..
+            } => format!("GPTQ {}", g(groups)),
+            Quant::Gptq { groups, .. } => format!("AutoRound (GPTQ layout) {}", g(groups)),
             Quant::Awq { groups, gemv, .. } => {
                 let layout = if *gemv { "GEMV" } else { "GEMM" };
                 format!("AWQ {layout} {}", g(groups))
@@ -471,12 +594,12 @@ impl Quant {
         };
         match self {
             // GPTQ and AWQ quantize the decoder's linear layers, not the head.
-            Quant::Gptq { .. } => {
+            Quant::Gptq { auto_round, .. } => {
                 let g = self.gptq_groups(module)?;
                 (!lookup && !head && fits(&g) && inp.is_multiple_of(32 / g.bits)).then_some(
                     Packing::PackedInt {
                         groups: g,
-                        g_idx: true,
+                        g_idx: !auto_round,
                     },
                 )
             }
@@ -618,20 +741,25 @@ impl Quant {
         };
         let groups = |g: &Groups| g.group.map_or(1, |n| inp.div_ceil(n));
         match (self, p) {
-            (Quant::Gptq { .. }, Packing::PackedInt { groups: g, .. }) => vec![
-                part(
-                    "qweight",
-                    vec![inp.saturating_mul(g.bits) / 32, out],
-                    Some(Dtype::I32),
-                ),
-                part(
-                    "qzeros",
-                    vec![groups(&g), out.saturating_mul(g.bits) / 32],
-                    Some(Dtype::I32),
-                ),
-                part("scales", vec![groups(&g), out], Some(Dtype::F16)),
-                part("g_idx", vec![inp], Some(Dtype::I32)),
-            ],
+            (Quant::Gptq { .. }, Packing::PackedInt { groups: g, g_idx }) => {
+                let mut v = vec![
+                    part(
+                        "qweight",
+                        vec![inp.saturating_mul(g.bits) / 32, out],
+                        Some(Dtype::I32),
+                    ),
+                    part(
+                        "qzeros",
+                        vec![groups(&g), out.saturating_mul(g.bits) / 32],
+                        Some(Dtype::I32),
+                    ),
+                    part("scales", vec![groups(&g), out], Some(Dtype::F16)),
+                ];
+                if g_idx {
+                    v.push(part("g_idx", vec![inp], Some(Dtype::I32)));
+                }
+                v
+            }
             (Quant::Awq { gemv: true, .. }, Packing::PackedInt { groups: g, .. }) => {
                 let width = awq_gemv_width(inp, g.group.unwrap_or(inp));
                 let mut v = vec![part(
@@ -1161,6 +1289,7 @@ mod tests {
                     groups: g(true),
                     v1: true,
                     dynamic: vec![],
+                    auto_round: false,
                 },
                 vec![Packing::PackedInt {
                     groups: g(true),
@@ -1268,6 +1397,68 @@ mod tests {
             "quant_method": "gptq", "bits": 4, "dynamic": {"model.layers.0": {"bits": 3}}}});
         let e = Quant::read(&Config::new("c.json", &bad).unwrap()).unwrap_err();
         assert!(e.to_string().contains("dynamic.model.layers.0.bits"), "{e}");
+    }
+
+    /// AutoRound's config as auto-round 0.16 writes it: `auto_round:auto_gptq` is GPTQ's
+    /// layout without `g_idx`; `extra_config` names a module by name (its dots literal: layer
+    /// 1's entry is not layer 11's), 16 bits leaving it unquantized; nothing outside
+    /// `block_name_to_quantize`'s blocks is packed; `auto_round:auto_awq` is AWQ's GEMM layout;
+    /// other packings and data types are refused by name.
+    #[test]
+    fn auto_round_reads_as_gptq_or_awq() {
+        let read = |q: serde_json::Value| {
+            let v = serde_json::json!({ "quantization_config": q });
+            Quant::read(&Config::new("c.json", &v).unwrap()).map(Option::unwrap)
+        };
+        let q = read(serde_json::json!({
+            "quant_method": "auto-round", "packing_format": "auto_round:auto_gptq", "bits": 4,
+            "group_size": 128, "sym": true, "data_type": "int",
+            "block_name_to_quantize": "model.layers",
+            "extra_config": {"model.layers.1.mlp.down_proj": {"bits": 8, "group_size": 32},
+                             "model.layers.2.self_attn.q_proj": {"bits": 16}}}))
+        .unwrap();
+        let packing = |m: &str| q.packing(m, 4096, 4096, false);
+        assert_eq!(
+            packing("model.layers.0.mlp.up_proj"),
+            Some(Packing::PackedInt {
+                groups: Groups {
+                    bits: 4,
+                    group: Some(128),
+                    zeros: true
+                },
+                g_idx: false
+            })
+        );
+        let bits = |m: &str| match packing(m) {
+            Some(Packing::PackedInt { groups, .. }) => Some((groups.bits, groups.group)),
+            _ => None,
+        };
+        assert_eq!(bits("model.layers.1.mlp.down_proj"), Some((8, Some(32))));
+        assert_eq!(bits("model.layers.11.mlp.down_proj"), Some((4, Some(128))));
+        assert_eq!(bits("model.layers.2.self_attn.q_proj"), None);
+        assert_eq!(bits("model.visual.blocks.0.attn.qkv"), None);
+        let parts = q.parts(packing("model.layers.0.mlp.up_proj").unwrap(), 64, 64);
+        assert!(parts.iter().all(|p| p.suffix != "g_idx"), "{parts:?}");
+        assert!(q.describe().starts_with("AutoRound"), "{}", q.describe());
+        let awq = read(serde_json::json!({
+            "quant_method": "auto-round", "packing_format": "auto_round:auto_awq", "bits": 4,
+            "group_size": 32, "sym": false}))
+        .unwrap();
+        assert!(matches!(awq, Quant::Awq { gemv: false, .. }), "{awq:?}");
+        for (key, value, says) in [
+            (
+                "packing_format",
+                "auto_round:marlin",
+                "auto_round:auto_gptq",
+            ),
+            ("data_type", "nv_fp", "integer"),
+        ] {
+            let mut q =
+                serde_json::json!({"quant_method": "auto-round", "bits": 4, "group_size": 32});
+            q[key] = value.into();
+            let e = read(q).unwrap_err().to_string();
+            assert!(e.contains(key) && e.contains(says), "{e}");
+        }
     }
 
     /// AWQ's `modules_to_not_convert` (AutoAWQ writes `["gate"]` for Mixtral's routers) leaves

@@ -9,7 +9,7 @@
 use crate::floatlinear::{to_e4m3, Fp8Linear};
 use crate::qlinear::{Block, QLinear};
 use crate::weights::Stored;
-use anatomy_core::quant::{BnbKind, Fp8Scale, Packing, Quant};
+use anatomy_core::quant::{BnbKind, Fp8Scale, Groups, Packing, Quant};
 use anatomy_core::Error;
 use candle_core::{Device, Tensor};
 use std::collections::HashMap;
@@ -369,9 +369,9 @@ pub fn unpack(
         };
         let c =
             match quant {
-                Quant::Gptq { v1, .. } => {
+                Quant::Gptq { v1, auto_round, .. } => {
                     match quant.gptq_groups(&module) {
-                        Some(g) => gptq(&mut p, g.bits as usize, *v1)?,
+                        Some(g) => gptq(&mut p, g, *v1, !auto_round)?,
                         None => return Err(p.bad(
                             "is stored packed where the config's `dynamic` leaves it unquantized"
                                 .into(),
@@ -556,15 +556,23 @@ fn two(p: &Parts, part: &str) -> Result<(usize, usize), Error> {
     }
 }
 
-/// w[o, i] = scales[g, o] · (q[i, o] − zero[g, o]), g = g_idx[i]; a v1 zero point stored less one.
-fn gptq(p: &mut Parts, bits: usize, v1: bool) -> Result<Codes, Error> {
+/// w[o, i] = scales[g, o] · (q[i, o] − zero[g, o]), g = g_idx[i] (without `g_idx`, AutoRound's,
+/// i's group in order); a v1 zero point stored less one.
+fn gptq(p: &mut Parts, g: Groups, v1: bool, g_idx: bool) -> Result<Codes, Error> {
+    let bits = g.bits as usize;
     let (rows, out) = two(p, "qweight")?;
     let inp = rows * 32 / bits;
     let (groups, _) = two(p, "scales")?;
     let q = p.ints("qweight", &[rows, out])?;
     let zeros = p.ints("qzeros", &[groups, out * bits / 32])?;
     let scales = p.floats("scales", &[groups, out])?;
-    let g_idx = p.ints("g_idx", &[inp])?;
+    let g_idx = match g_idx {
+        true => p.ints("g_idx", &[inp])?,
+        false => {
+            let size = g.group.map_or(inp, |n| n as usize).max(1);
+            (0..inp).map(|i| (i / size) as u32).collect()
+        }
+    };
     if let Some(bad) = g_idx.iter().find(|&&g| g as usize >= groups) {
         return Err(p.bad(format!("g_idx holds group {bad}; there are {groups}")));
     }
@@ -999,7 +1007,7 @@ mod tests {
                 (format!("{m}.qzeros"), (vec![1, 1], vec![0])),
                 (format!("{m}.g_idx"), (vec![32], vec![huge; 32])),
             ]);
-            let e = unpack(&Quant::Gptq { groups, v1: true, dynamic: vec![] }, &mut ints, &mut floats((1, 8)), None, "x").unwrap_err();
+            let e = unpack(&Quant::Gptq { groups, v1: true, dynamic: vec![], auto_round: false }, &mut ints, &mut floats((1, 8)), None, "x").unwrap_err();
             prop_assert!(e.to_string().contains("g_idx"), "{e}");
             // compressed-tensors: a weight_shape its packed words cannot hold.
             let kind = Packing::PackedInt { groups, g_idx: false };

@@ -708,6 +708,20 @@ fn quantized_checkpoints_run_as_their_reference_dequantizes() {
             "Q4_1 × 15",
             GgmlDType::Q4_1,
         ),
+        // AutoRound's two packings as auto-round saves them: symmetric in GPTQ's layout
+        // without g_idx, asymmetric in AWQ's GEMM layout.
+        (
+            "autoround",
+            "AutoRound (GPTQ layout) int4, groups of 32",
+            "Q4_0 × 14",
+            GgmlDType::Q4_0,
+        ),
+        (
+            "autoround-asym",
+            "AWQ GEMM int4, groups of 32",
+            "Q4_1 × 14",
+            GgmlDType::Q4_1,
+        ),
         // mlx-lm's mixture of experts: each layer's experts stacked per projection
         // (`switch_mlp`), split into one matrix each; the routers in 8 bits (INT8_F32_MIN).
         (
@@ -808,6 +822,8 @@ fn quantized_checkpoints_stored_bytes_are_their_files() {
         "mlx",
         "mlx-g64",
         "mlx-moe",
+        "autoround",
+        "autoround-asym",
         "bnb-nf4",
         "bnb-fp4",
         "bnb-int8",
