@@ -22,9 +22,9 @@ pub enum Hold {
     /// The projections as stored: a GGUF's in their quantized blocks, multiplied by the
     /// kernels of `qlinear` (Q4_0 to Q8_0, Q3_K to Q6_K, MXFP4) or candle's (Q2_K, Q8_K); bf16
     /// and f16 matrices (safetensors, or a GGUF's BF16 and F16) in 16 bits and fp8 ones with
-    /// their block scales in 8 (`floatlinear`); a GGUF's i-quants and ternary types other than
-    /// IQ4_NL and IQ4_XS as their integers in int8 blocks (`int8_blocks`, 9 or 10 bits a
-    /// weight, exact). Everything else in f32.
+    /// their block scales in 8 (`floatlinear`); a GGUF's MXFP4, IQ4_NL, IQ4_XS and TQ2_0 in
+    /// their own blocks, its other i-quants and TQ1_0 as their integers in int8 blocks
+    /// (`int8_blocks`, 9 or 10 bits a weight, exact). Everything else in f32.
     Stored,
 }
 
@@ -501,9 +501,9 @@ impl Weights {
             }
             progress(i + 1, names.len());
         }
-        // Types candle does not read: held in blocks `qlinear` multiplies (their own or int8
-        // ones), else dequantized here, to bf16 for a projection held as stored whose shape
-        // transformers transposes or reshapes, to f32 otherwise.
+        // Types candle does not read: held as stored in blocks `qlinear` multiplies (their own
+        // or int8 ones), else (a matrix transformers holds transposed or reshaped, or `--dtype
+        // f32`) dequantized here to f32.
         for t in header.tensors.iter().filter(|t| t.dtype.is_none()) {
             let name = &t.name;
             let key = anatomy_checkpoint::gguf::tensor_name(arch, name);
@@ -554,19 +554,9 @@ impl Weights {
                 // A layer's experts stacked [E, out, in]: one matrix each, `name[e]`, as
                 // `split_experts` holds candle's types.
                 for (e, part) in values.chunks_exact(out * n).take(experts).enumerate() {
-                    let part_name = format!("{key}[{e}]");
-                    match hold {
-                        Hold::Stored => {
-                            let h = half_linear(&bf16_bytes(part), Half::Bf16, out, n, None);
-                            w.stored
-                                .insert(part_name, Stored::Half(h.map_err(|e| err(&shown, e))?));
-                        }
-                        Hold::F32 => {
-                            let t = Tensor::from_slice(part, (out, n), &Device::Cpu)
-                                .map_err(|e| err(&shown, e))?;
-                            w.tensors.insert(part_name, t);
-                        }
-                    }
+                    let t = Tensor::from_slice(part, (out, n), &Device::Cpu)
+                        .map_err(|e| err(&shown, e))?;
+                    w.tensors.insert(format!("{key}[{e}]"), t);
                 }
                 continue;
             }
@@ -575,13 +565,6 @@ impl Weights {
             let shape = anatomy_checkpoint::gguf::shape_as_stored(arch, name, &t.shape);
             let reshaped = shape != t.shape;
             let transposed = anatomy_checkpoint::gguf::transposed(arch, name);
-            if let (&[out, n], Hold::Stored, false, false) = (&dims[..], hold, reshaped, transposed)
-            {
-                let h = half_linear(&bf16_bytes(&values), Half::Bf16, out, n, order.as_deref());
-                w.stored
-                    .insert(key, Stored::Half(h.map_err(|e| err(&shown, e))?));
-                continue;
-            }
             let t = Tensor::from_vec(values, dims, &Device::Cpu).map_err(|e| err(&shown, e))?;
             let t = as_transformers_holds(
                 t,
@@ -833,14 +816,6 @@ fn held_blocks(id: u32, data: &[u8]) -> Option<(Block, std::borrow::Cow<'_, [u8]
             (block, std::borrow::Cow::Owned(bytes))
         }),
     }
-}
-
-/// Values as little-endian bf16 bytes, for `half_linear`.
-fn bf16_bytes(values: &[f32]) -> Vec<u8> {
-    values
-        .iter()
-        .flat_map(|&v| half::bf16::from_f32(v).to_le_bytes())
-        .collect()
 }
 
 /// How a dequantized tensor is turned to the shape transformers holds: transposed, or reshaped.
