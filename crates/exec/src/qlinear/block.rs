@@ -381,7 +381,7 @@ pub fn int8_blocks(
         .chunks_exact(QK)
         .zip(values.scales.chunks_exact(2))
     {
-        let scales = if by_16 { &d[..] } else { &d[..1] };
+        let scales = if by_16 { d } else { &d[..1] };
         out.extend(scales.iter().flat_map(|s| s.to_le_bytes()));
         out.extend(q.iter().map(|&q| q as u8));
     }
