@@ -6,7 +6,10 @@
 //! (four i32 lanes) for each scale, so the kernels take a scale per 16. MXFP4 (gpt-oss's
 //! experts: 4-bit floats, e2m1, in blocks of 32 with a power-of-two e8m0 scale) is one more
 //! 32-value format, held as ggml's block_mxfp4: its values doubled are the integers
-//! 0, ±1, ±2, ±3, ±4, ±6, ±8, ±12, and its scale halved is d.
+//! 0, ±1, ±2, ±3, ±4, ±6, ±8, ±12, and its scale halved is d. The other formats of `Block` decode
+//! the same way: IQ4_NL's and IQ4_XS's levels, TQ2_0's digits, NVFP4, bitsandbytes' code books,
+//! 4-bit groups of 64 and 128, and int8 blocks after f32 scales that hold the lattice i-quants'
+//! integers and affine codes of other widths exactly.
 //!
 //! As in llama.cpp, each row of `x` is quantized once per product to 8 bits per value in blocks
 //! of 32 (a scale d and, for the formats with a minimum, s = d·Σq). A weight block is
