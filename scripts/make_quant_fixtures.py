@@ -34,7 +34,9 @@ own code stores it, beside transformers' logits on the weights that code dequant
   of 32, saved by quantize_and_save(format="auto_round"): symmetric in the packing format
   `auto_round:auto_gptq` it then writes (GPTQ's layout without g_idx, zero points less one; its
   QuantLinear's own forward on the identity dequantizes), asymmetric in `auto_round:auto_awq`
-  (AWQ's GEMM layout; its dequantize_gemm), the scales widened to f32;
+  (AWQ's GEMM layout; its dequantize_gemm), the scales widened to f32; autoround-3bit: int3,
+  symmetric (GPTQ's 3-bit packing: each column's 32 values in three words, a value crossing from
+  one word into the next);
 - bnb-nf4, bnb-fp4, bnb-int8: bitsandbytes.functional.quantize_4bit (NF4 double quantized, FP4
   not) and int8_vectorwise_quant on every linear layer (NF4's but layer 1's MLP, which its
   llm_int8_skip_modules names by a prefix), each tensor under the name
@@ -172,7 +174,7 @@ def gptq(model, config, act_order=False, extra=None):
     return stored, dequantized
 
 
-def autoround(model, config, sym):
+def autoround(model, config, sym, bits=4):
     """AutoRound on a copy of `model`, saved as it saves; the packed tensors and the weights its
     QuantLinear's forward gives back."""
     import tempfile
@@ -186,7 +188,7 @@ def autoround(model, config, sym):
     words = tokenizers.Tokenizer(tokenizers.models.WordLevel({"a": 0, "[UNK]": 1}, unk_token="[UNK]"))
     tok = transformers.PreTrainedTokenizerFast(tokenizer_object=words)
     with tempfile.TemporaryDirectory() as tmp:
-        ar = AutoRound(copy.deepcopy(model), tokenizer=tok, bits=4, group_size=GROUP, sym=sym, iters=0,
+        ar = AutoRound(copy.deepcopy(model), tokenizer=tok, bits=bits, group_size=GROUP, sym=sym, iters=0,
                        device_map="cpu", disable_opt_rtn=True)
         folder = ar.quantize_and_save(tmp, format="auto_round")
         folder = Path(folder[1] if isinstance(folder, tuple) else folder or tmp)
@@ -203,7 +205,7 @@ def autoround(model, config, sym):
         stored.update({f"{name}.{part}": t for part, t in parts.items()})
         with torch.no_grad():
             if gptq:
-                q = QuantLinear(4, GROUP, lin.in_features, lin.out_features, bias=False)
+                q = QuantLinear(bits, GROUP, lin.in_features, lin.out_features, bias=False)
                 for part, t in parts.items():
                     setattr(q, part, t)
                 q.scales = q.scales.float()
@@ -465,6 +467,7 @@ def main():
     formats += [("compressed-nvfp4", compressed_nvfp4)]
     formats += [(f"bnb-{k}", lambda m, c, k=k: bnb(m, c, k)) for k in ("nf4", "fp4", "int8")]
     formats += [("autoround", lambda m, c: autoround(m, c, True)), ("autoround-asym", lambda m, c: autoround(m, c, False))]
+    formats += [("autoround-3bit", lambda m, c: autoround(m, c, True, 3))]
     only = set(sys.argv[1:])
     for fmt, quantize in formats:
         if only and fmt not in only:

@@ -259,7 +259,7 @@ fn dynamic(q: &Config, groups: Groups) -> Result<Vec<Dynamic>> {
         let groups = match skip {
             true => None,
             false => Some(Groups {
-                bits: int(&own, "bits", &[2, 4, 8], Some(groups.bits))?,
+                bits: int(&own, "bits", &[2, 3, 4, 8], Some(groups.bits))?,
                 group: match own.present("group_size") {
                     true => group(&own, "group_size")?,
                     false => groups.group,
@@ -304,7 +304,7 @@ fn auto_round(q: &Config) -> Result<Quant> {
             format!("is `{data}`; anatomy reads AutoRound's integer (`int`) weights"),
         ));
     }
-    let bits = if awq { &[4][..] } else { &[2, 4, 8][..] };
+    let bits = if awq { &[4][..] } else { &[2, 3, 4, 8][..] };
     let groups = Groups {
         bits: int(q, "bits", bits, None)?,
         group: group(q, "group_size")?,
@@ -445,7 +445,7 @@ impl Quant {
                         ));
                     }
                     let groups = Groups {
-                        bits: int(&q, "bits", &[2, 4, 8], None)?,
+                        bits: int(&q, "bits", &[2, 3, 4, 8], None)?,
                         group: group(&q, "group_size")?,
                         zeros: true,
                     };
@@ -588,15 +588,16 @@ impl Quant {
     /// an embedding when `lookup` (which only MLX quantizes); `None` where it stays unquantized.
     pub fn packing(&self, module: &str, out: u64, inp: u64, lookup: bool) -> Option<Packing> {
         let head = module == "lm_head" || module.ends_with(".lm_head");
+        // Whole 32-bit words along the outputs (3 bits: 32 values in three words).
         let fits = |g: &Groups| {
-            let pack = 32 / g.bits;
-            g.group.is_none_or(|n| inp.is_multiple_of(n)) && out.is_multiple_of(pack)
+            g.group.is_none_or(|n| inp.is_multiple_of(n))
+                && out.saturating_mul(g.bits).is_multiple_of(32)
         };
         match self {
             // GPTQ and AWQ quantize the decoder's linear layers, not the head.
             Quant::Gptq { auto_round, .. } => {
                 let g = self.gptq_groups(module)?;
-                (!lookup && !head && fits(&g) && inp.is_multiple_of(32 / g.bits)).then_some(
+                (!lookup && !head && fits(&g) && inp.saturating_mul(g.bits).is_multiple_of(32)).then_some(
                     Packing::PackedInt {
                         groups: g,
                         g_idx: !auto_round,

@@ -207,7 +207,8 @@ impl Codes {
 pub type Ints = HashMap<String, (Vec<usize>, Vec<u32>)>;
 
 /// Bits `[at·bits, at·bits + bits)` of a little-endian stream of words: compressed-tensors' and
-/// MLX's dense packing, and GPTQ's and AWQ's, whose words hold 32/bits values each.
+/// MLX's dense packing, AWQ's words of 32/bits values, and GPTQ's columns (its 3-bit values
+/// crossing from one word into the next).
 fn field(words: &[u32], at: usize, bits: usize) -> u32 {
     let (bit, word) = (at * bits % 32, at * bits / 32);
     let low = (words[word] as u64) >> bit;
@@ -561,6 +562,11 @@ fn two(p: &Parts, part: &str) -> Result<(usize, usize), Error> {
 fn gptq(p: &mut Parts, g: Groups, v1: bool, g_idx: bool) -> Result<Codes, Error> {
     let bits = g.bits as usize;
     let (rows, out) = two(p, "qweight")?;
+    if !(rows * 32).is_multiple_of(bits) || !(out * bits).is_multiple_of(32) {
+        return Err(p.bad(format!(
+            "qweight is [{rows}, {out}], which does not hold whole {bits}-bit values"
+        )));
+    }
     let inp = rows * 32 / bits;
     let (groups, _) = two(p, "scales")?;
     let q = p.ints("qweight", &[rows, out])?;
@@ -584,10 +590,14 @@ fn gptq(p: &mut Parts, g: Groups, v1: bool, g_idx: bool) -> Result<Codes, Error>
         groups,
         g_idx.iter().map(|&g| g as usize).collect(),
     );
-    for i in 0..inp {
-        let (word, at) = (i * bits / 32, i % (32 / bits));
-        for o in 0..out {
-            c.codes[o * inp + i] = field(&q[word * out + o..], at, bits) as u8;
+    // Each output's column of words is one stream (a 3-bit value may cross into the next word).
+    let mut column = vec![0u32; rows];
+    for o in 0..out {
+        for (r, w) in column.iter_mut().enumerate() {
+            *w = q[r * out + o];
+        }
+        for i in 0..inp {
+            c.codes[o * inp + i] = field(&column, i, bits) as u8;
         }
     }
     for g in 0..groups {

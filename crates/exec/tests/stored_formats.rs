@@ -722,6 +722,13 @@ fn quantized_checkpoints_run_as_their_reference_dequantizes() {
             "Q4_1 × 14",
             GgmlDType::Q4_1,
         ),
+        // GPTQ's 3-bit packing (a value crossing words), held as INT8_F32_MIN.
+        (
+            "autoround-3bit",
+            "AutoRound (GPTQ layout) int3, groups of 32",
+            "INT8_F32_MIN × 14",
+            GgmlDType::Q4_0,
+        ),
         // mlx-lm's mixture of experts: each layer's experts stacked per projection
         // (`switch_mlp`), split into one matrix each; the routers in 8 bits (INT8_F32_MIN).
         (
@@ -824,6 +831,7 @@ fn quantized_checkpoints_stored_bytes_are_their_files() {
         "mlx-moe",
         "autoround",
         "autoround-asym",
+        "autoround-3bit",
         "bnb-nf4",
         "bnb-fp4",
         "bnb-int8",

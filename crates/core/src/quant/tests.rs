@@ -121,7 +121,7 @@ fn gptq_dynamic_patterns_choose_each_modules_packing() {
         Some((4, Some(128)))
     );
     let bad = serde_json::json!({"quantization_config": {
-        "quant_method": "gptq", "bits": 4, "dynamic": {"model.layers.0": {"bits": 3}}}});
+        "quant_method": "gptq", "bits": 4, "dynamic": {"model.layers.0": {"bits": 5}}}});
     let e = Quant::read(&Config::new("c.json", &bad).unwrap()).unwrap_err();
     assert!(e.to_string().contains("dynamic.model.layers.0.bits"), "{e}");
 }

@@ -10,7 +10,7 @@ fn quantization_configs_are_read_or_refused_at_the_field() {
         (
             json!({"quant_method": "gptq", "bits": 5, "group_size": 128}),
             "quantization_config.bits",
-            "[2, 4, 8]",
+            "[2, 3, 4, 8]",
         ),
         (
             json!({"quant_method": "gptq", "bits": 4, "checkpoint_format": "marlin"}),
