@@ -597,12 +597,11 @@ impl Quant {
             // GPTQ and AWQ quantize the decoder's linear layers, not the head.
             Quant::Gptq { auto_round, .. } => {
                 let g = self.gptq_groups(module)?;
-                (!lookup && !head && fits(&g) && inp.saturating_mul(g.bits).is_multiple_of(32)).then_some(
-                    Packing::PackedInt {
+                (!lookup && !head && fits(&g) && inp.saturating_mul(g.bits).is_multiple_of(32))
+                    .then_some(Packing::PackedInt {
                         groups: g,
                         g_idx: !auto_round,
-                    },
-                )
+                    })
             }
             Quant::Awq {
                 groups: g, skip, ..
