@@ -258,14 +258,7 @@ fn dynamic(q: &Config, groups: Groups) -> Result<Vec<Dynamic>> {
         let own = d.sub(key)?.expect("an object");
         let groups = match skip {
             true => None,
-            false => Some(Groups {
-                bits: int(&own, "bits", &[2, 3, 4, 8], Some(groups.bits))?,
-                group: match own.present("group_size") {
-                    true => group(&own, "group_size")?,
-                    false => groups.group,
-                },
-                zeros: true,
-            }),
+            false => Some(own_groups(&own, &[2, 3, 4, 8], groups)?),
         };
         out.push(Dynamic {
             pattern: pattern.to_string(),
@@ -317,74 +310,80 @@ fn auto_round(q: &Config) -> Result<Quant> {
             _ => names(q, "block_name_to_quantize", "a block name")?,
         },
     };
-    let mut entries = Vec::new();
-    if let Some(extra) = q.sub("extra_config")? {
-        for (name, v) in extra.map {
+    // extra_config's modules by name: their own groups, or none where 16 bits or more.
+    let mut extra = Vec::new();
+    if let Some(c) = q.sub("extra_config")? {
+        for (name, v) in c.map {
             if !v.is_object() {
-                return Err(extra.err(name, "is not an object of the settings its module takes"));
+                return Err(c.err(name, "is not an object of the settings its module takes"));
             }
-            let own = extra.sub(name)?.expect("an object");
+            let own = c.sub(name)?.expect("an object");
             let unquantized = own.present("bits") && own.size("bits", None)? >= 16;
-            let groups = match unquantized {
+            let own = match unquantized {
                 true => None,
-                false => Some(Groups {
-                    bits: int(&own, "bits", bits, Some(groups.bits))?,
-                    group: match own.present("group_size") {
-                        true => group(&own, "group_size")?,
-                        false => groups.group,
-                    },
-                    zeros: true,
-                }),
+                false => Some(own_groups(&own, bits, groups)?),
             };
-            // A name as it stands (its dots literal), or AutoRound's pattern as it writes one.
-            let pattern = match name.contains(['*', '(', '[', '\\']) {
-                true => name.to_string(),
-                false => format!("{}$", regex::escape(name)),
-            };
-            entries.push(Dynamic { pattern, groups });
+            extra.push((name.to_string(), own));
         }
     }
-    if !blocks.is_empty() {
-        for b in &blocks {
-            entries.push(Dynamic {
-                pattern: format!("{}\\.", regex::escape(b)),
-                groups: Some(groups),
-            });
+    if awq {
+        // AWQ's form has no per-module groups (a module in other bits is not read yet), and
+        // its blocks are every decoder layer's.
+        let mut skip = Vec::new();
+        for (name, own) in extra {
+            match own {
+                None => skip.push(name),
+                Some(g) if g == groups => {}
+                Some(_) => return Err(q.err(
+                    "extra_config",
+                    "gives a module other groups in AWQ's packing, which anatomy does not read yet",
+                )),
+            }
         }
-        entries.push(Dynamic {
+        return Ok(Quant::Awq {
+            groups,
+            gemv: false,
+            skip,
+        });
+    }
+    // As GPTQModel's `dynamic`, the first that matches deciding: each module named (its dots
+    // literal, unless AutoRound wrote a pattern), then the blocks, then nothing else.
+    let mut dynamic: Vec<Dynamic> = (extra.into_iter())
+        .map(|(name, groups)| Dynamic {
+            pattern: match name.contains(['*', '(', '[', '\\']) {
+                true => name,
+                false => format!("{}$", regex::escape(&name)),
+            },
+            groups,
+        })
+        .collect();
+    if !blocks.is_empty() {
+        dynamic.extend(blocks.iter().map(|b| Dynamic {
+            pattern: format!("{}\\.", regex::escape(b)),
+            groups: Some(groups),
+        }));
+        dynamic.push(Dynamic {
             pattern: ".*".into(),
             groups: None,
         });
     }
-    Ok(match awq {
-        false => Quant::Gptq {
-            groups,
-            v1: true,
-            dynamic: entries,
-            auto_round: true,
+    Ok(Quant::Gptq {
+        groups,
+        v1: true,
+        dynamic,
+        auto_round: true,
+    })
+}
+
+/// A module's own `bits` (of `allowed`) and `group_size`, each the config's where absent.
+fn own_groups(own: &Config, allowed: &[u64], config: Groups) -> Result<Groups> {
+    Ok(Groups {
+        bits: int(own, "bits", allowed, Some(config.bits))?,
+        group: match own.present("group_size") {
+            true => group(own, "group_size")?,
+            false => config.group,
         },
-        true => {
-            // AWQ's form has no per-module groups: a module in other bits is not read yet.
-            let mut skip = Vec::new();
-            for d in entries {
-                match d.groups {
-                    None if d.pattern == ".*" => {}
-                    None => skip.push(d.pattern),
-                    Some(g) if g == groups => {}
-                    Some(_) => {
-                        return Err(q.err(
-                            "extra_config",
-                            "gives a module other bits or groups in AWQ's packing, which anatomy does not read yet",
-                        ))
-                    }
-                }
-            }
-            Quant::Awq {
-                groups,
-                gemv: false,
-                skip,
-            }
-        }
+        zeros: true,
     })
 }
 
