@@ -354,6 +354,11 @@ CONFIGS = {
     # HunYuan-MoE: per-head QK norms after RoPE; 4 experts of the dense width, top-2, and a
     # shared MLP; the class's key names.
     "hunyuan-moe": dict(BASE, model_type="hunyuan_v1_moe", head_dim=8, num_experts=4, moe_topk=2),
+    # HunYuan as its published configs set RoPE: `dynamic` with an NTK alpha (the base stretched
+    # to θ·α^(d/(d−2))), beside YaRN-style keys the class never reads.
+    "hunyuan-alpha": dict(BASE, model_type="hunyuan_v1_dense", head_dim=8, max_position_embeddings=32768,
+                          rope_scaling={"type": "dynamic", "alpha": 1000.0, "factor": 1.0, "beta_fast": 32,
+                                        "beta_slow": 1, "mscale": 1.0, "mscale_all_dim": 1.0}),
     # ERNIE 4.5 MoE: experts in layers 1 and 3 (interval 2 from 1), softmax plus a correction
     # bias, two shared experts; biases everywhere but the routed experts; interleaved RoPE.
     "ernie4-5-moe": dict(BASE, model_type="ernie4_5_moe", num_hidden_layers=4, head_dim=8, moe_num_experts=4,
@@ -581,6 +586,17 @@ CONFIGS = {
                                        patch_size=8)),
     # GLM-OCR: GLM-4.1V's language model without q, k, v biases, half of each head rotated; its
     # tower (normed queries and keys) named, not run.
+    # HunyuanOCR as published: its language model's keys at the top level under its class's
+    # aliases (attention_head_dim, pad_id), RoPE `xdrope` with an NTK alpha and four sections, the
+    # head tied; its tower named, not run.
+    "hunyuan-vl": dict(BASE, model_type="hunyuan_vl", architectures=["HunYuanVLForConditionalGeneration"],
+                       attention_head_dim=8, pad_id=0, tie_word_embeddings=True, max_position_embeddings=32768,
+                       rope_scaling={"type": "xdrope", "alpha": 1000.0, "factor": 1.0, "beta_fast": 32,
+                                     "beta_slow": 1, "mscale": 1.0, "mscale_all_dim": 1.0,
+                                     "xdrope_section": [1, 1, 1, 1]},
+                       vision_config=dict(hidden_size=16, intermediate_size=24, num_hidden_layers=1,
+                                          num_attention_heads=2, patch_size=8, max_image_size=32),
+                       image_token_id=95, im_start_id=93, im_end_id=94, im_newline_id=96),
     "glm-ocr": dict(model_type="glm_ocr", architectures=["GlmOcrForConditionalGeneration"],
                     text_config=dict(BASE, model_type="glm_ocr_text", hidden_size=64, partial_rotary_factor=0.5,
                                      rope_parameters={"rope_type": "default", "rope_theta": 10000.0,

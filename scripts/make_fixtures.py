@@ -80,6 +80,7 @@ ARCHITECTURES = {
     "mistral4": "Mistral4ForCausalLM",
     "paligemma": "PaliGemmaForConditionalGeneration",
     "glm_ocr": "GlmOcrForConditionalGeneration",
+    "hunyuan_vl": "HunYuanVLForConditionalGeneration",
     "lfm3_vl": "Lfm3VlForConditionalGeneration",
     "inkling2": "Inkling2ForConditionalGeneration",
     "inkling2_loop": "Inkling2LoopForConditionalGeneration",
@@ -197,6 +198,10 @@ def write(name, source, raw):
         rope = rope.get("full_attention", rope)
         if isinstance(rope, dict) and rope.get("rope_theta") is not None:
             out["rope_theta"] = float(rope["rope_theta"])
+            # HunYuan's `dynamic` with an alpha: the base its rotary embedding stretches
+            # (compute_ntk_alpha_rope_parameters).
+            if rope.get("rope_type") == "dynamic" and rope.get("alpha") and text.model_type.startswith("hunyuan"):
+                out["rope_theta"] *= rope["alpha"] ** (text.head_dim / (text.head_dim - 2))
     if isinstance(getattr(text, "max_position_embeddings", None), int):
         out["context"] = text.max_position_embeddings
     path = FIXTURES / "reference" / f"{name}.json"
@@ -742,6 +747,42 @@ def unseen_qwen2_vl(rng, model_type):
     else:
         raw.update(text)
     if rng.random() < 0.7:
+        raw["tie_word_embeddings"] = rng.random() < 0.5
+    return raw
+
+
+def unseen_hunyuan_vl(rng):
+    """HunyuanOCR as published: its HunYuan language model's keys at the top level (or in
+    text_config), head sizes by either name, RoPE `xdrope` with an NTK alpha and its four
+    sections (or `dynamic`, or none), the head tied or not, and a small vision tower of its own
+    heads (a head_dim of its own or not), largest image and merge."""
+    heads, kv = heads_and_kv(rng)
+    head_dim = rng.choice([8, 16])
+    text = {"hidden_size": rng.choice([48, 64]), "intermediate_size": rng.choice([40, 72]),
+            "num_hidden_layers": rng.randint(1, 3), "num_attention_heads": heads, "num_key_value_heads": kv,
+            "vocab_size": rng.choice([97, 128]), "rope_theta": rng.choice([10000.0, 500000.0]),
+            "max_position_embeddings": 4096, "eod_token_id": 3, "sep_token_id": 4, "pad_id": 0}
+    text["attention_head_dim" if rng.random() < 0.5 else "head_dim"] = head_dim
+    rope = rng.choice(["xdrope", "dynamic", None])
+    if rope == "xdrope":
+        text["rope_scaling"] = {"type": "xdrope", "alpha": rng.choice([1000.0, 10.0]), "factor": 1.0, "beta_fast": 32,
+                                "beta_slow": 1, "mscale": 1.0, "mscale_all_dim": 1.0,
+                                "xdrope_section": [head_dim // 8] * 4}
+    elif rope == "dynamic":
+        text["rope_scaling"] = {"type": "dynamic", "factor": 2.0}
+    vision = {"hidden_size": rng.choice([32, 48]), "intermediate_size": rng.choice([40, 56]),
+              "num_hidden_layers": rng.randint(1, 2), "num_attention_heads": rng.choice([2, 4]),
+              "patch_size": rng.choice([8, 16]), "max_image_size": rng.choice([64, 72]),
+              "spatial_merge_size": rng.choice([1, 2]), "num_channels": rng.choice([3, 1])}
+    if rng.random() < 0.3:
+        vision["head_dim"] = 12
+    raw = {"model_type": "hunyuan_vl", "architectures": [ARCHITECTURES["hunyuan_vl"]], "vision_config": vision,
+           "image_token_id": 95, "im_start_id": 93, "im_end_id": 94, "im_newline_id": 96}
+    if rng.random() < 0.35:
+        raw["text_config"] = dict(text, model_type="hunyuan_vl_text")
+    else:
+        raw.update(text)
+    if rng.random() < 0.6:
         raw["tie_word_embeddings"] = rng.random() < 0.5
     return raw
 
@@ -1971,6 +2012,7 @@ UNSEEN = {
     "inkling2": lambda rng: unseen_inkling2_wrapped(rng, "inkling2", unseen_inkling2),
     "inkling2_loop": lambda rng: unseen_inkling2_wrapped(rng, "inkling2_loop", unseen_inkling2_loop),
     "mistral3_mistral4": unseen_mistral3_mistral4,
+    "hunyuan_vl": unseen_hunyuan_vl,
 }
 
 
@@ -2016,9 +2058,10 @@ def main(only):
         save_defaults(model_type, raw)
     # Classes whose defaults build a config but no model (exactness.rs's CANNOT_BUILD): the saved
     # config alone, which anatomy must refuse by the same field.
-    for model_type in ("qwen4_exp_text",):
+    for model_type in ("qwen4_exp_text", "hunyuan_vl"):
         if not only or f"saved-{model_type}" in only:
-            save_defaults(model_type, {"model_type": model_type})
+            arch = ARCHITECTURES.get(model_type)
+            save_defaults(model_type, {"model_type": model_type, **({"architectures": [arch]} if arch else {})})
     rng = random.Random(20261129)
     for path in sorted(CATALOG.glob("*.json")):
         name = path.stem

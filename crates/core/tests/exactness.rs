@@ -211,7 +211,7 @@ fn every_registry_row_has_fixtures_and_its_defaults_match() {
 /// has no expert count; DBRX's attention reads an `attn_config.rope_theta` its defaults lack;
 /// Lfm2MoeConfig has no layer types and its layers read one each), refused by the field that says
 /// why: there is nothing to compare.
-const CANNOT_BUILD: [(&str, &str); 12] = [
+const CANNOT_BUILD: [(&str, &str); 13] = [
     // AyaVisionConfig's default SigLIP is 1152 wide in 14 heads, which do not divide it.
     ("aya_vision", "vision_config"),
     // Qwen4ExpTextConfig leaves the QSA indexer's sizes unset, and every attention layer builds
@@ -233,6 +233,8 @@ const CANNOT_BUILD: [(&str, &str); 12] = [
     ("nemotron", "num_key_value_heads"),
     ("hunyuan_v1_dense", "head_dim"),
     ("hunyuan_v1_moe", "head_dim"),
+    // HunYuanVLTextConfig's defaults are HunYuanDenseV1Config's.
+    ("hunyuan_vl", "text_config.head_dim"),
     ("dots1", "n_routed_experts"),
     ("lfm2_moe", "layer_types"),
 ];

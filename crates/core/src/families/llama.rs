@@ -362,6 +362,12 @@ pub enum RopeTypes {
     /// rotate a text token as plain RoPE does (its temporal, height and width positions are
     /// equal), so text needs no more.
     Mrope,
+    /// HunYuan's: `dynamic` with an `alpha` is NTK-alpha, a base stretched to θ·α^(d/(d−2))
+    /// for every length (`ntk_alpha`).
+    HunYuan,
+    /// HunyuanOCR's: HunYuan's, with `xdrope` read as `dynamic` (its M-RoPE sections rotate a
+    /// text token as plain RoPE does).
+    HunYuanVl,
 }
 
 /// Everything about a Llama-like family that is data.
@@ -795,6 +801,10 @@ pub fn load(
             *rope |= !sparse;
         }
     }
+    let alpha = match f.rope_types {
+        RopeTypes::HunYuan | RopeTypes::HunYuanVl => ntk_alpha(cfg, head_dim)?,
+        _ => None,
+    };
     let mut rope_defaults = RopeDefaults {
         theta_key: f.theta_key,
         partial: f.partial,
@@ -809,6 +819,13 @@ pub fn load(
             rope_defaults.renames = &[("su", "longrope"), ("yarn", "longrope")];
         }
         RopeTypes::Mrope => rope_defaults.renames = &[("mrope", "default")],
+        RopeTypes::HunYuan | RopeTypes::HunYuanVl => {
+            rope_defaults.renames = match (alpha, f.rope_types) {
+                (Some(_), _) => &[("dynamic", "default"), ("xdrope", "default")],
+                (None, RopeTypes::HunYuanVl) => &[("xdrope", "dynamic")],
+                (None, _) => &[],
+            }
+        }
     }
     let mut r = match f.gptj_rope {
         None if f.alibi.is_some() => Rope {
@@ -886,6 +903,11 @@ pub fn load(
     };
     r.interleaved |= f.interleaved_rope;
     r.reversed = f.reversed_rope;
+    if let Some(alpha) = alpha {
+        // As transformers computes it: θ · α ** (d / (d − 2)) in Python's floats.
+        let d = head_dim as f64;
+        r.full.theta *= alpha.powf(d / (d - 2.0));
+    }
     if f.scaling_full_only && r.sliding.is_none() {
         r.sliding = Some(RopeFreqs {
             theta: r.full.theta,
@@ -1460,4 +1482,50 @@ pub fn load(
         spec.tied = false;
     }
     Ok(spec)
+}
+
+/// HunYuan's NTK-alpha: the `alpha` of a `dynamic` (or HunyuanOCR's `xdrope`) RoPE dict, where
+/// it is set and not zero (the class tests it for truth). The dict's YaRN-style keys beside it
+/// (`beta_fast`, `mscale` …) are what its config class leaves unvalidated and its rotary
+/// embedding never reads.
+fn ntk_alpha(cfg: &Config, head_dim: u64) -> Result<Option<f64>> {
+    let (key, p) = match cfg.sub("rope_parameters")? {
+        Some(p) => ("rope_parameters", p),
+        None => match cfg.sub("rope_scaling")? {
+            Some(p) => ("rope_scaling", p),
+            None => return Ok(None),
+        },
+    };
+    let kind = match p.opt_string("rope_type")? {
+        Some(k) => k,
+        None => p.string("type", "default")?,
+    };
+    if !matches!(kind.as_str(), "dynamic" | "xdrope") {
+        return Ok(None);
+    }
+    let Some(alpha) = p.opt_float("alpha")?.filter(|a| *a != 0.0) else {
+        return Ok(None);
+    };
+    if !(alpha > 0.0 && alpha.is_finite()) {
+        return Err(p.err(
+            "alpha",
+            format!("is {alpha}; NTK-alpha RoPE needs a positive number"),
+        ));
+    }
+    if head_dim <= 2 {
+        return Err(cfg.err(
+            "head_dim",
+            format!("is {head_dim}; {key}.alpha stretches the base by alpha ** (head_dim / (head_dim - 2)), which needs a head_dim above 2"),
+        ));
+    }
+    for unread in [
+        "factor",
+        "beta_fast",
+        "beta_slow",
+        "mscale",
+        "mscale_all_dim",
+    ] {
+        p.get(unread);
+    }
+    Ok(Some(alpha))
 }

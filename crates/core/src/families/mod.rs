@@ -233,6 +233,10 @@ pub fn load(file: &str, value: &Value, name: &str, lenient: bool) -> Result<Spec
             registry::Tie::Either(default) => {
                 top.flag("tie_word_embeddings", default)? || spec.tied
             }
+            registry::Tie::EitherNested(default) if flat => default || spec.tied,
+            registry::Tie::EitherNested(default) => {
+                top.flag("tie_word_embeddings", default)? || spec.tied
+            }
         };
         spec.hf_wrap = row.wrap;
     }
@@ -479,7 +483,6 @@ pub const NOT_YET: &[(&str, &str)] = &[
     ("glm5_next", IMAGE_TEXT),
     ("granite4_vision", IMAGE_TEXT),
     ("granite_docling", IMAGE_TEXT),
-    ("hunyuan_vl", IMAGE_TEXT),
     ("hy_v4_vl", IMAGE_TEXT),
     ("idefics", IMAGE_TEXT),
     ("inkling_mm_model", IMAGE_TEXT),

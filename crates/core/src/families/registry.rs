@@ -127,6 +127,10 @@ pub enum Tie {
     /// The wrapper's flag, or the text config's where the wrapper's is false (LLaVA's and
     /// LLaVA-OneVision's configs take the text config's flag up when their own is false).
     Either(bool),
+    /// `Either`, but a flat config's flag is its language model's alone, the wrapper's then its
+    /// class default (HunyuanOCR's class moves every text key of a flat config, the flag among
+    /// them, into its text config).
+    EitherNested(bool),
 }
 
 /// Reads a wrapper's language model together with the wrapper's keys (`Family::text_read`).
@@ -1008,8 +1012,9 @@ pub static FAMILIES: &[Family] = &[
             ],
         )
     },
-    // HunYuan dense: Llama with per-head RMSNorm on q and k after RoPE. `eod_token_id` is a
-    // token id; `pretraining_tp` only splits matmuls in training.
+    // HunYuan dense: Llama with per-head RMSNorm on q and k after RoPE, and RoPE's base
+    // stretched by NTK-alpha where its published configs set one. `eod_token_id` is a token id;
+    // `pretraining_tp` only splits matmuls in training.
     llama(
         "hunyuan_v1_dense",
         "HunYuan",
@@ -1017,6 +1022,7 @@ pub static FAMILIES: &[Family] = &[
             mlp_bias: Bias::Never,
             qk_norm: QkNorm::PerHeadPostRope,
             layout: Layout::HunYuan,
+            rope_types: RopeTypes::HunYuan,
             ..LlamaLike::llama(Defaults {
                 head_dim: HeadDim::Required,
                 ..d(
@@ -1041,6 +1047,7 @@ pub static FAMILIES: &[Family] = &[
                 mlp_bias: Bias::Never,
                 qk_norm: QkNorm::PerHeadPostRope,
                 layout: Layout::HunYuan,
+                rope_types: RopeTypes::HunYuan,
                 experts: Experts::Routed(Routed {
                     count: ("num_experts", 1),
                     top_k: 1,
@@ -1062,6 +1069,47 @@ pub static FAMILIES: &[Family] = &[
                 &["eod_token_id", "pretraining_tp", "output_router_logits"],
             ],
         )
+    },
+    // HunyuanOCR's language model: HunYuan's layers, the three keys its class's attribute_map
+    // aliases (`attention_head_dim`, `org_vocab_size`, `pad_id`), RoPE `xdrope` read as
+    // `dynamic` and its M-RoPE sections (`xdrope_section` their older name), which rotate a
+    // text token as plain RoPE does.
+    Family {
+        renames: &[
+            ("attention_head_dim", "head_dim"),
+            ("org_vocab_size", "vocab_size"),
+            ("pad_id", "pad_token_id"),
+        ],
+        ..inner(llama(
+            "hunyuan_vl_text",
+            "HunyuanOCR",
+            LlamaLike {
+                mlp_bias: Bias::Never,
+                qk_norm: QkNorm::PerHeadPostRope,
+                layout: Layout::HunYuan,
+                rope_types: RopeTypes::HunYuanVl,
+                ..LlamaLike::llama(Defaults {
+                    head_dim: HeadDim::Required,
+                    ..d(
+                        290_943, 4096, 11008, 32, 32, None, None, 2048, 1e-5, 10_000.0, true,
+                    )
+                })
+            },
+            None,
+            &[
+                TRAINING,
+                MROPE_SECTIONS,
+                &[
+                    "eod_token_id",
+                    "pretraining_tp",
+                    "sep_token_id",
+                    // pad_token_id's alias: a token id.
+                    "pad_id",
+                    "rope_parameters.xdrope_section",
+                    "rope_scaling.xdrope_section",
+                ],
+            ],
+        ))
     },
     // Gemma 1: Gemma's (1 + w) norms and scaled embeddings, before each sublayer only; the class
     // reads `gelu` as its tanh approximation.
@@ -3341,6 +3389,17 @@ pub static FAMILIES: &[Family] = &[
         parts: &[tower("vision tower", "visual.", towers::qwen2_5_vl_vision)],
         image: Some(towers::qwen2_5_vl_image),
         ..wrapper("qwen2_5_vl", "Qwen2.5-VL", QWEN_VL_WRAPPER)
+    },
+    // HunyuanOCR as published: its language model's keys at the top level (or in
+    // `text_config`), its tensors under `model.` and the head beside them (tied by default, and
+    // always where the keys are at the top level), the vision tower under `vit.`.
+    Family {
+        text: Some("hunyuan_vl_text"),
+        text_at_top: true,
+        tie: Tie::EitherNested(true),
+        wrap: HfWrap::None,
+        parts: &[tower("vision tower", "vit.", towers::hunyuan_vl_vision)],
+        ..wrapper("hunyuan_vl", "HunyuanOCR", HUNYUAN_VL_WRAPPER)
     },
     // GLM-4.1V as published: its language model under `model.language_model.`, the head beside
     // it, tied by the wrapper's flag or the language model's; the vision tower under
@@ -5740,6 +5799,16 @@ const GLM4V_WRAPPER: &[&[&str]] = &[&[
     "image_end_token_id",
     "video_start_token_id",
     "video_end_token_id",
+]];
+
+/// HunyuanOCR's keys beside its tower: the image's placeholder and framing ids.
+const HUNYUAN_VL_WRAPPER: &[&[&str]] = &[&[
+    "initializer_range",
+    "vision_config",
+    "image_token_id",
+    "im_start_id",
+    "im_end_id",
+    "im_newline_id",
 ]];
 
 /// The Qwen vision-language wrappers' keys beside their towers (Qwen2-VL to Qwen3.5).

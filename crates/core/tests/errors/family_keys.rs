@@ -980,3 +980,40 @@ fn qwen4_exp_refusals_name_their_key() {
     let spec = families::load_json("cfg.json", &v.to_string(), "t", false).unwrap();
     assert!(spec.gated_streams().is_some() && spec.attn.qsa.is_some());
 }
+
+/// HunYuan's NTK alpha stretches the RoPE base by alpha ** (d / (d − 2)): a negative alpha, or a
+/// head of two dims (Python's division by zero), is refused by the field; a zero alpha is no
+/// alpha, as the class tests it for truth, and leaves `dynamic` to its factor.
+#[test]
+fn hunyuan_ntk_alpha() {
+    let cfg = |alpha: serde_json::Value, head_dim: u64| {
+        json!({"model_type": "hunyuan_v1_dense", "hidden_size": 32, "num_hidden_layers": 1,
+            "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": head_dim,
+            "intermediate_size": 48, "vocab_size": 97, "max_position_embeddings": 4096,
+            "rope_scaling": {"type": "dynamic", "alpha": alpha, "factor": 2.0}})
+        .to_string()
+    };
+    let e = families::load_json("cfg.json", &cfg(json!(-1.0), 8), "t", false).unwrap_err();
+    assert_eq!(e.field, "rope_scaling.alpha", "{e}");
+    let e = families::load_json("cfg.json", &cfg(json!(1000.0), 2), "t", false).unwrap_err();
+    assert_eq!(e.field, "head_dim", "{e}");
+    let theta = |json: &str| match families::load_json("cfg.json", json, "t", false)
+        .unwrap()
+        .position
+    {
+        anatomy_core::spec::Position::Rope(r) => r.full,
+        other => panic!("{other:?}"),
+    };
+    let stretched = theta(&cfg(json!(1000.0), 8));
+    assert_eq!(stretched.theta, 10_000.0 * 1000f64.powf(8.0 / 6.0));
+    assert!(matches!(
+        stretched.scaling,
+        anatomy_core::spec::RopeScaling::None
+    ));
+    let dynamic = theta(&cfg(json!(0.0), 8));
+    assert_eq!(dynamic.theta, 10_000.0);
+    assert!(matches!(
+        dynamic.scaling,
+        anatomy_core::spec::RopeScaling::Dynamic { .. }
+    ));
+}
