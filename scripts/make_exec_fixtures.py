@@ -586,6 +586,19 @@ CONFIGS = {
                                        patch_size=8)),
     # GLM-OCR: GLM-4.1V's language model without q, k, v biases, half of each head rotated; its
     # tower (normed queries and keys) named, not run.
+    # HY v4 VL: HY v4's language model (its latents normed at the model's ε, M-RoPE sections),
+    # its head hyper-connection named as HY v4 publishes it; its tower named, not run.
+    "hy-v4-vl": dict(model_type="hy_v4_vl", architectures=["HYV4VLForConditionalGeneration"],
+                     text_config=dict(BASE, model_type="hy_v4_vl_text", num_hidden_layers=4, n_routed_experts=8,
+                                      n_shared_experts=1, num_experts_per_tok=2, moe_intermediate_size=16,
+                                      kv_lora_rank=16, q_lora_rank=24, qk_nope_head_dim=8, qk_rope_head_dim=8,
+                                      v_head_dim=8, index_topk=4, index_n_heads=8, index_head_dim=12, hc_mult=3,
+                                      swiglu_limit=0.5, rms_norm_eps=1e-2, bos_token_id=1, eos_token_id=2,
+                                      rope_parameters={"rope_type": "default", "rope_theta": 10000.0,
+                                                       "mrope_section": [2, 1, 1]}),
+                     vision_config=dict(hidden_size=16, intermediate_size=24, num_hidden_layers=1,
+                                        num_attention_heads=2, patch_size=8, max_image_size=32, out_hidden_size=32),
+                     image_token_id=95, video_token_id=96),
     # HunyuanOCR as published: its language model's keys at the top level under its class's
     # aliases (attention_head_dim, pad_id), RoPE `xdrope` with an NTK alpha and four sections, the
     # head tied; its tower named, not run.

@@ -81,6 +81,7 @@ ARCHITECTURES = {
     "paligemma": "PaliGemmaForConditionalGeneration",
     "glm_ocr": "GlmOcrForConditionalGeneration",
     "hunyuan_vl": "HunYuanVLForConditionalGeneration",
+    "hy_v4_vl": "HYV4VLForConditionalGeneration",
     "lfm3_vl": "Lfm3VlForConditionalGeneration",
     "inkling2": "Inkling2ForConditionalGeneration",
     "inkling2_loop": "Inkling2LoopForConditionalGeneration",
@@ -487,6 +488,29 @@ def unseen_hy_v4(rng):
         raw["indexer_types"] = ["full"] + [rng.choice(["full", "shared"]) for _ in range(layers - 1)]
     if rng.random() < 0.5:
         raw["mlp_layer_types"] = [rng.choice(["dense", "sparse"]) for _ in range(layers)]
+    return raw
+
+
+def unseen_hy_v4_vl(rng):
+    """HY v4 VL around a small HY v4 language model (M-RoPE sections given, or its class's
+    default where they fit the rotated dims), tied or not by the wrapper's flag whatever the
+    language model's says, and a small vision tower of its own merge and output width."""
+    text = unseen_hy_v4(rng)
+    text["model_type"] = "hy_v4_vl_text"
+    half = text["qk_rope_head_dim"] // 2
+    text["rope_parameters"] = {"rope_type": "default", "rope_theta": rng.choice([10000.0, 1e6]),
+                               "mrope_section": [half - 2 * (half // 3), half // 3, half // 3]}
+    text.pop("rope_theta", None)
+    if rng.random() < 0.5:
+        text["tie_word_embeddings"] = rng.random() < 0.5
+    vision = {"hidden_size": rng.choice([32, 48]), "intermediate_size": rng.choice([40, 56]),
+              "num_hidden_layers": rng.randint(1, 2), "num_attention_heads": rng.choice([2, 4]),
+              "patch_size": rng.choice([8, 16]), "max_image_size": rng.choice([64, 72]),
+              "spatial_merge_size": rng.choice([1, 2]), "out_hidden_size": text["hidden_size"]}
+    raw = {"model_type": "hy_v4_vl", "architectures": [ARCHITECTURES["hy_v4_vl"]], "text_config": text,
+           "vision_config": vision, "image_token_id": 95, "video_token_id": 96}
+    if rng.random() < 0.6:
+        raw["tie_word_embeddings"] = rng.random() < 0.5
     return raw
 
 
@@ -2013,6 +2037,7 @@ UNSEEN = {
     "inkling2_loop": lambda rng: unseen_inkling2_wrapped(rng, "inkling2_loop", unseen_inkling2_loop),
     "mistral3_mistral4": unseen_mistral3_mistral4,
     "hunyuan_vl": unseen_hunyuan_vl,
+    "hy_v4_vl": unseen_hy_v4_vl,
 }
 
 
@@ -2036,7 +2061,7 @@ DEFAULT_TYPES = [
     "deepseek_vl", "minicpmv4_6", "minicpmv4_7", "minicpm_ocr", "aria",
     "blip-2", "instructblip", "instructblipvideo", "deepseek_vl_hybrid",
     "exaone4_5", "qianfan_ocr", "mistral4", "paligemma", "glm_ocr", "lfm3_vl",
-    "inkling2", "inkling2_loop",
+    "inkling2", "inkling2_loop", "hy_v4_vl",
 ]
 
 

@@ -167,6 +167,9 @@ enum Extra {
     /// HY v4: hyper-connections, a learned sink and an output gate in every attention, clamped
     /// experts stored stacked, and K/V heads forced to the query heads.
     HyV4,
+    /// HY v4 VL's language model: HY v4's, its latents normed at the model's ε, and M-RoPE's
+    /// sections checked.
+    HyV4Vl,
     /// A.X-K2: the query and an output gate from one projection of both query latents, gated
     /// norms, routing without groups.
     Axk2,
@@ -522,43 +525,41 @@ static CLASSES: &[Class] = &[
     // learned sink and a σ output gate per head feature, every fourth layer's indexer reused by
     // the three after it; hyper-connections around every sublayer; the first layer dense and the
     // rest V3's experts, clamped.
+    HY_V4,
+    // HY v4 VL's language model: HY v4's at its class's defaults, its latents normed at the
+    // model's ε, M-RoPE's sections read (a text token rotates as under plain RoPE), the head's
+    // hyper-connection named as its wrapper saves it.
     Class {
-        model_type: "hy_v4",
-        vocab: 120_832,
-        hidden: 2816,
-        inter: Some(6912),
-        layers: 34,
-        heads: 32,
-        context: 262_144,
-        eps: 1e-5,
+        model_type: "hy_v4_vl_text",
+        hidden: 6144,
+        inter: Some(18432),
+        layers: 78,
+        heads: 64,
         attn: Attn::Latent {
-            kv: Some(32),
+            kv: Some(64),
             dims: LatentDims {
+                q_lora: Some(2048),
                 nope: 192,
                 v: Some(256),
                 ..V3_LATENT
             },
-            // transformers 5.25 rotates interleaved pairs in the attention and the indexer
-            // (5.24 rotated half against half).
             sparse: Some(Sparse {
-                heads: 16,
+                heads: 32,
                 interleaved: true,
                 own: Own::EveryFourth,
                 hy: true,
             }),
         },
-        rotate: Rotate::Pairs,
         moe: Some(Experts {
-            width: 768,
+            width: 2048,
             groups: (1, 1),
             routed_scaling: 2.827,
             dense: Dense::Types(None),
             ..V3_EXPERTS
         }),
-        mtp: false,
-        extra: Extra::HyV4,
-        layout: Layout::HyV4,
-        ..V3
+        extra: Extra::HyV4Vl,
+        layout: Layout::HyV4Vl,
+        ..HY_V4
     },
     // A.X-K2 (SK Telecom): V3.2's sparse latent attention without a Q up-projection of its own:
     // one projection of the normed and the raw query latent gives each head's query and an
@@ -891,6 +892,49 @@ static CLASSES: &[Class] = &[
     },
 ];
 
+// HY v4 (Tencent Hunyuan): V3.2's latent attention, rotating half against half, with a
+// learned sink and a σ output gate per head feature, every fourth layer's indexer reused by
+// the three after it; hyper-connections around every sublayer; the first layer dense and the
+// rest V3's experts, clamped.
+const HY_V4: Class = Class {
+    model_type: "hy_v4",
+    vocab: 120_832,
+    hidden: 2816,
+    inter: Some(6912),
+    layers: 34,
+    heads: 32,
+    context: 262_144,
+    eps: 1e-5,
+    attn: Attn::Latent {
+        kv: Some(32),
+        dims: LatentDims {
+            nope: 192,
+            v: Some(256),
+            ..V3_LATENT
+        },
+        // transformers 5.25 rotates interleaved pairs in the attention and the indexer
+        // (5.24 rotated half against half).
+        sparse: Some(Sparse {
+            heads: 16,
+            interleaved: true,
+            own: Own::EveryFourth,
+            hy: true,
+        }),
+    },
+    rotate: Rotate::Pairs,
+    moe: Some(Experts {
+        width: 768,
+        groups: (1, 1),
+        routed_scaling: 2.827,
+        dense: Dense::Types(None),
+        ..V3_EXPERTS
+    }),
+    mtp: false,
+    extra: Extra::HyV4,
+    layout: Layout::HyV4,
+    ..V3
+};
+
 pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<Spec> {
     // Configs that declare `DeepseekV3ForCausalLM` under another model_type read as V3.
     let c = CLASSES
@@ -920,7 +964,12 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
     let kinds = match c.extra {
         Extra::Dots3 => Some(super::dots3::layer_kinds(cfg, s.layers)?),
         // Every layer of the other classes is of one kind.
-        Extra::None | Extra::HyV4 | Extra::Axk2 | Extra::GatedQuery | Extra::Mistral4 => None,
+        Extra::None
+        | Extra::HyV4
+        | Extra::HyV4Vl
+        | Extra::Axk2
+        | Extra::GatedQuery
+        | Extra::Mistral4 => None,
     };
     // Kimi Linear's attention carries no positions: no RoPE key is read.
     let mut r = if c.linear == Linear::Kimi {
@@ -977,7 +1026,7 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
         Attn::Latent { kv, dims, sparse } => {
             let v2 = c.model_type == "deepseek_v2";
             // HYV4Config sets num_key_value_heads to the query heads whatever it says.
-            let kv = if c.extra == Extra::HyV4 {
+            let kv = if matches!(c.extra, Extra::HyV4 | Extra::HyV4Vl) {
                 KvHeads::Forced
             } else {
                 KvHeads::Read(kv)
@@ -1062,6 +1111,10 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
     match c.extra {
         Extra::None => {}
         Extra::HyV4 => hy_v4(cfg, &mut s)?,
+        Extra::HyV4Vl => {
+            hy_v4(cfg, &mut s)?;
+            hy_v4_vl(cfg, &mut s)?
+        }
         Extra::Axk2 => axk2(cfg, &mut s)?,
         // Each head's query rows, then its gate rows, in one projection.
         Extra::GatedQuery => {
@@ -1124,6 +1177,34 @@ fn hy_v4(cfg: &Config, s: &mut Spec) -> Result<()> {
         eps: cfg.float("hc_eps", 1e-6)?,
         sinkhorn: None,
     });
+    Ok(())
+}
+
+/// What HY v4 VL's language model changes of HY v4's: its latents' RMS norms at the model's ε,
+/// and the M-RoPE sections its config class checks (three, over the rotated half of a head; its
+/// default [12, 10, 10]), which rotate a text token as plain RoPE does.
+fn hy_v4_vl(cfg: &Config, s: &mut Spec) -> Result<()> {
+    let eps = s.norm.eps;
+    let Some(mla) = s.attn.mla.as_mut() else {
+        return Ok(());
+    };
+    mla.latent_eps = eps;
+    let half = mla.qk_rope_head_dim / 2;
+    let (key, rope) = match cfg.sub("rope_parameters")? {
+        Some(r) => ("rope_parameters", Some(r)),
+        None => ("rope_scaling", cfg.sub("rope_scaling")?),
+    };
+    let sections = match &rope {
+        Some(r) => r.list_any("mrope_section", |v| v.as_u64(), "a count of rotated pairs")?,
+        None => None,
+    }
+    .unwrap_or(vec![12, 10, 10]);
+    if sections.len() != 3 || sections.iter().sum::<u64>() != half {
+        return Err(cfg.err(
+            &format!("{key}.mrope_section"),
+            format!("is {sections:?}; it must be three counts (time, height, width) summing to qk_rope_head_dim / 2 ({half})"),
+        ));
+    }
     Ok(())
 }
 

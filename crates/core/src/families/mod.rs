@@ -483,7 +483,6 @@ pub const NOT_YET: &[(&str, &str)] = &[
     ("glm5_next", IMAGE_TEXT),
     ("granite4_vision", IMAGE_TEXT),
     ("granite_docling", IMAGE_TEXT),
-    ("hy_v4_vl", IMAGE_TEXT),
     ("idefics", IMAGE_TEXT),
     ("inkling_mm_model", IMAGE_TEXT),
     ("janus", IMAGE_TEXT),

@@ -3401,6 +3401,15 @@ pub static FAMILIES: &[Family] = &[
         parts: &[tower("vision tower", "vit.", towers::hunyuan_vl_vision)],
         ..wrapper("hunyuan_vl", "HunyuanOCR", HUNYUAN_VL_WRAPPER)
     },
+    // HY v4 VL as published: its language model under `model.` (HY v4's names) and the head
+    // beside it, tied by the wrapper's flag alone; the vision tower under `vit.`.
+    Family {
+        text: Some("hy_v4_vl_text"),
+        tie: Tie::Wrapper(false),
+        wrap: HfWrap::None,
+        parts: &[tower("vision tower", "vit.", towers::hy_v4_vl_vision)],
+        ..wrapper("hy_v4_vl", "HY v4 VL", HY_V4_VL_WRAPPER)
+    },
     // GLM-4.1V as published: its language model under `model.language_model.`, the head beside
     // it, tied by the wrapper's flag or the language model's; the vision tower under
     // `model.visual.`.
@@ -5449,23 +5458,18 @@ pub static FAMILIES: &[Family] = &[
     // `learnable_sink_init` only initializes the sinks.
     Family {
         renames: &[("num_local_experts", "n_routed_experts")],
-        ..own(
-            "hy_v4",
-            "HY v4",
+        ..own("hy_v4", "HY v4", deepseek::load, None, HY_V4_UNREAD)
+    },
+    // HY v4 VL's language model: HY v4's, read inside its wrapper.
+    Family {
+        renames: &[("num_local_experts", "n_routed_experts")],
+        ..inner(own(
+            "hy_v4_vl_text",
+            "HY v4 VL",
             deepseek::load,
             None,
-            &[
-                TRAINING,
-                &[
-                    "layer_types",
-                    "num_key_value_heads",
-                    "head_dim",
-                    "qk_head_dim",
-                    "learnable_sink_init",
-                    "output_router_logits",
-                ],
-            ],
-        )
+            HY_V4_UNREAD,
+        ))
     },
     Family {
         renames: &[("num_local_experts", "n_routed_experts")],
@@ -5799,6 +5803,27 @@ const GLM4V_WRAPPER: &[&[&str]] = &[&[
     "image_end_token_id",
     "video_start_token_id",
     "video_end_token_id",
+]];
+
+/// HY v4's keys its class overwrites or reads only in training.
+const HY_V4_UNREAD: &[&[&str]] = &[
+    TRAINING,
+    &[
+        "layer_types",
+        "num_key_value_heads",
+        "head_dim",
+        "qk_head_dim",
+        "learnable_sink_init",
+        "output_router_logits",
+    ],
+];
+
+/// HY v4 VL's keys beside its tower and its language model.
+const HY_V4_VL_WRAPPER: &[&[&str]] = &[&[
+    "initializer_range",
+    "vision_config",
+    "image_token_id",
+    "video_token_id",
 ]];
 
 /// HunyuanOCR's keys beside its tower: the image's placeholder and framing ids.

@@ -147,6 +147,7 @@ pub(super) fn of(layout: Layout) -> &'static Table {
         Layout::ExaoneMoe => &EXAONE_MOE,
         Layout::HyV3 => &HY_V3,
         Layout::HyV4 => &HY_V4,
+        Layout::HyV4Vl => &HY_V4_VL,
         Layout::DeepseekV4 => &DEEPSEEK_V4,
         Layout::Axk2 => &AXK2,
         Layout::Dots3 => &DOTS3,
@@ -1424,6 +1425,17 @@ const HY_V4: Table = Table {
         bare(Sinks, "model.layers.{b}.self_attn.learnable_sink_param", "blk.{b}.attn_sinks.weight"),
         row(ExpertGateUp, "model.layers.{b}.mlp.experts.gate_up_proj", "blk.{b}.ffn_gate_up_exps", [End::BiasOnly, End::Dot]),
         row(ExpertDown, "model.layers.{b}.mlp.experts.down_proj", "blk.{b}.ffn_down_exps", [End::BiasOnly, End::Dot]),
+    ],
+};
+
+/// HY v4's names, the head's hyper-connection as HY v4 VL's class saves and loads it.
+const HY_V4_VL: Table = Table {
+    parent: Some(&HY_V4),
+    rename: &[],
+    rows: &[
+        bare(HcHeadFn, "model.hc_head.hc_pre.hc_head_fn", "output_hc_fn"),
+        bare(HcHeadBase, "model.hc_head.hc_pre.hc_head_base", "output_hc_base"),
+        bare(HcHeadScale, "model.hc_head.hc_pre.hc_head_scale", "output_hc_scale"),
     ],
 };
 

@@ -231,6 +231,9 @@ pub enum Layout {
     /// HY v4: DeepSeek's names, with every `gate_proj` stored as `linear_gate`, the sinks as
     /// `learnable_sink_param` and the hyper-connections under `hc_pre`.
     HyV4,
+    /// HY v4 VL's language model: HY v4's names, but the head's hyper-connection as transformers
+    /// 5.25 saves and loads it in this wrapper, `hc_head.hc_pre.hc_head_fn` ….
+    HyV4Vl,
     /// DeepSeek-V4: its attention's `q_a_proj` … `o_b_proj` and `compressor.…`, `sinks`, the
     /// hyper-connections' `attn_hc.fn` …, the router's `tid2eid`.
     DeepseekV4,

@@ -680,6 +680,33 @@ fn hy_v4_keys() {
     );
 }
 
+/// HY v4 VL's language model: M-RoPE's sections must be three over the rotated half of a head
+/// (its class's default [12, 10, 10] fits only 64 rotated dims), as its config class checks.
+#[test]
+fn hy_v4_vl_rope_sections() {
+    let text = json!({"model_type": "hy_v4_vl_text", "hidden_size": 64, "num_hidden_layers": 2,
+        "num_attention_heads": 4, "vocab_size": 100, "n_routed_experts": 4,
+        "num_experts_per_tok": 2, "moe_intermediate_size": 16, "q_lora_rank": 16,
+        "kv_lora_rank": 8, "qk_nope_head_dim": 8, "qk_rope_head_dim": 8, "v_head_dim": 8,
+        "index_head_dim": 16, "index_n_heads": 2, "pad_token_id": 0,
+        "rope_parameters": {"rope_type": "default", "rope_theta": 10000.0, "mrope_section": [2, 1, 1]}});
+    let wrapped = |text: &serde_json::Value| json!({"model_type": "hy_v4_vl", "text_config": text});
+    err_free(&wrapped(&text));
+    for bad in [json!([2, 2, 1]), json!([3, 1])] {
+        let mut t = text.clone();
+        t["rope_parameters"]["mrope_section"] = bad;
+        let e = err_of(&wrapped(&t));
+        assert_eq!(e.field, "text_config.rope_parameters.mrope_section", "{e}");
+    }
+    let mut t = text.clone();
+    t["rope_parameters"]
+        .as_object_mut()
+        .unwrap()
+        .remove("mrope_section");
+    let e = err_of(&wrapped(&t));
+    assert!(e.message.contains("[12, 10, 10]"), "{e}");
+}
+
 /// dots.3 Note: sizes its class refuses or could not run, for the model's layers and for the
 /// sliding layers' own (the `swa_*` keys, or a `per_layer_config`).
 #[test]
