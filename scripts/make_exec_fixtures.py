@@ -586,6 +586,14 @@ CONFIGS = {
                                        patch_size=8)),
     # GLM-OCR: GLM-4.1V's language model without q, k, v biases, half of each head rotated; its
     # tower (normed queries and keys) named, not run.
+    # PaddleOCR-VL as published: ERNIE 4.5's layers (biased) at the top level, rotated half
+    # against half under M-RoPE's sections, the head tied; its tower and projector named, not run.
+    "paddleocr-vl": dict(BASE, model_type="paddleocr_vl", architectures=["PaddleOCRVLForConditionalGeneration"],
+                         head_dim=8, use_bias=True, tie_word_embeddings=True, rope_theta=500000.0,
+                         rope_scaling={"mrope_section": [2, 1, 1], "rope_type": "default", "type": "default"},
+                         vision_config=dict(hidden_size=16, intermediate_size=24, num_hidden_layers=1,
+                                            num_attention_heads=2, image_size=28, patch_size=14),
+                         image_token_id=95, video_token_id=96),
     # HY v4 VL: HY v4's language model (its latents normed at the model's ε, M-RoPE sections),
     # its head hyper-connection named as HY v4 publishes it; its tower named, not run.
     "hy-v4-vl": dict(model_type="hy_v4_vl", architectures=["HYV4VLForConditionalGeneration"],

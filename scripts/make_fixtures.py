@@ -82,6 +82,7 @@ ARCHITECTURES = {
     "glm_ocr": "GlmOcrForConditionalGeneration",
     "hunyuan_vl": "HunYuanVLForConditionalGeneration",
     "hy_v4_vl": "HYV4VLForConditionalGeneration",
+    "paddleocr_vl": "PaddleOCRVLForConditionalGeneration",
     "lfm3_vl": "Lfm3VlForConditionalGeneration",
     "inkling2": "Inkling2ForConditionalGeneration",
     "inkling2_loop": "Inkling2LoopForConditionalGeneration",
@@ -510,6 +511,36 @@ def unseen_hy_v4_vl(rng):
     raw = {"model_type": "hy_v4_vl", "architectures": [ARCHITECTURES["hy_v4_vl"]], "text_config": text,
            "vision_config": vision, "image_token_id": 95, "video_token_id": 96}
     if rng.random() < 0.6:
+        raw["tie_word_embeddings"] = rng.random() < 0.5
+    return raw
+
+
+def unseen_paddleocr_vl(rng):
+    """PaddleOCR-VL as published: a small ERNIE 4.5 language model's keys at the top level (or in
+    text_config), biased or not, M-RoPE's sections, the head tied or not by either flag, and a
+    small SigLIP tower of its own image, patch and merge."""
+    heads, kv = heads_and_kv(rng)
+    head_dim = rng.choice([8, 16])
+    text = {"hidden_size": rng.choice([48, 64]), "intermediate_size": rng.choice([40, 72]),
+            "num_hidden_layers": rng.randint(1, 3), "num_attention_heads": heads, "num_key_value_heads": kv,
+            "head_dim": head_dim, "vocab_size": rng.choice([97, 128]), "use_bias": rng.random() < 0.5,
+            "rms_norm_eps": 1e-5, "rope_theta": 500000.0, "max_position_embeddings": 4096,
+            "rope_scaling": {"mrope_section": [head_dim // 4, head_dim // 8, head_dim // 8],
+                             "rope_type": "default", "type": "default"}}
+    vision = {"hidden_size": rng.choice([32, 48]), "intermediate_size": rng.choice([40, 56]),
+              "num_hidden_layers": rng.randint(1, 2), "num_attention_heads": rng.choice([2, 4]),
+              "image_size": rng.choice([56, 84]), "patch_size": 14, "spatial_merge_size": rng.choice([1, 2]),
+              "num_channels": 3}
+    raw = {"model_type": "paddleocr_vl", "architectures": [ARCHITECTURES["paddleocr_vl"]], "vision_config": vision,
+           "image_token_id": 95, "video_token_id": 96}
+    if rng.random() < 0.35:
+        text["model_type"] = "paddleocr_vl_text"
+        if rng.random() < 0.5:
+            text["tie_word_embeddings"] = rng.random() < 0.5
+        raw["text_config"] = text
+    else:
+        raw.update(text)
+    if rng.random() < 0.7:
         raw["tie_word_embeddings"] = rng.random() < 0.5
     return raw
 
@@ -2038,6 +2069,7 @@ UNSEEN = {
     "mistral3_mistral4": unseen_mistral3_mistral4,
     "hunyuan_vl": unseen_hunyuan_vl,
     "hy_v4_vl": unseen_hy_v4_vl,
+    "paddleocr_vl": unseen_paddleocr_vl,
 }
 
 
@@ -2061,7 +2093,7 @@ DEFAULT_TYPES = [
     "deepseek_vl", "minicpmv4_6", "minicpmv4_7", "minicpm_ocr", "aria",
     "blip-2", "instructblip", "instructblipvideo", "deepseek_vl_hybrid",
     "exaone4_5", "qianfan_ocr", "mistral4", "paligemma", "glm_ocr", "lfm3_vl",
-    "inkling2", "inkling2_loop", "hy_v4_vl",
+    "inkling2", "inkling2_loop", "hy_v4_vl", "paddleocr_vl",
 ]
 
 

@@ -495,7 +495,6 @@ pub const NOT_YET: &[(&str, &str)] = &[
     ("nemotron_h_omni", IMAGE_TEXT),
     ("ovis2", IMAGE_TEXT),
     ("ovis2_5", IMAGE_TEXT),
-    ("paddleocr_vl", IMAGE_TEXT),
     ("perception_lm", IMAGE_TEXT),
     ("pi0", IMAGE_TEXT),
     ("pi05", IMAGE_TEXT),

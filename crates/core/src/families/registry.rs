@@ -951,6 +951,33 @@ pub static FAMILIES: &[Family] = &[
         Some("ernie4_5"),
         &[TRAINING],
     ),
+    // PaddleOCR-VL's language model: ERNIE 4.5's layers, rotated half against half (Qwen2-VL's
+    // multimodal RoPE, whose sections rotate a text token as plain RoPE does).
+    inner(llama(
+        "paddleocr_vl_text",
+        "PaddleOCR-VL",
+        LlamaLike {
+            qkv_bias: Bias::Key("use_bias", false),
+            o_bias: Bias::Key("use_bias", false),
+            mlp_bias: Bias::Key("use_bias", false),
+            rope_types: RopeTypes::Mrope,
+            ..LlamaLike::llama(d(
+                103_424,
+                1024,
+                3072,
+                18,
+                16,
+                Some(2),
+                Some(128),
+                131_072,
+                1e-5,
+                500_000.0,
+                true,
+            ))
+        },
+        None,
+        &[TRAINING, MROPE_SECTIONS],
+    )),
     // ERNIE 4.5 MoE: ERNIE 4.5's attention; experts from `moe_layer_start_index` on, every
     // `moe_layer_interval`-th layer, chosen by softmax plus a correction bias and renormalized,
     // beside shared experts. (Their weights are divided by max(sum, moe_norm_min = 10⁻¹²): a
@@ -3400,6 +3427,20 @@ pub static FAMILIES: &[Family] = &[
         wrap: HfWrap::None,
         parts: &[tower("vision tower", "vit.", towers::hunyuan_vl_vision)],
         ..wrapper("hunyuan_vl", "HunyuanOCR", HUNYUAN_VL_WRAPPER)
+    },
+    // PaddleOCR-VL as published: its language model's keys at the top level (or in
+    // `text_config`), its tensors under `model.` and the head beside them, the vision tower
+    // under `visual.` and the projector under `mlp_AR.`.
+    Family {
+        text: Some("paddleocr_vl_text"),
+        text_at_top: true,
+        tie: Tie::Either(true),
+        wrap: HfWrap::None,
+        parts: &[
+            tower("vision tower", "visual.", towers::paddleocr_vl_vision),
+            tower("projector", "mlp_AR.", towers::paddleocr_vl_projector),
+        ],
+        ..wrapper("paddleocr_vl", "PaddleOCR-VL", QWEN_VL_WRAPPER)
     },
     // HY v4 VL as published: its language model under `model.` (HY v4's names) and the head
     // beside it, tied by the wrapper's flag alone; the vision tower under `vit.`.

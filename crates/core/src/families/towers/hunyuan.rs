@@ -15,10 +15,7 @@ pub fn hunyuan_vl_vision(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
     let d = size(&v, "hidden_size", 1152)? as u128;
     let merge = size(&v, "spatial_merge_size", 2)? as u128;
     // The wrapper keeps the tower's output as wide as its language model.
-    let text = match top.detached("text_config")? {
-        Some(t) => t.size("hidden_size", Some(4096))?,
-        None => top.size("hidden_size", Some(4096))?,
-    } as u128;
+    let text = flat_text_hidden(top, 4096)? as u128;
     n.step("merger")
         .rms("perceive.before_rms", d)
         .linear_shaped("perceive.proj.0", &[2 * d, d, merge, merge], true)

@@ -24,6 +24,7 @@ mod llava;
 mod minicpm;
 mod minimax;
 mod named;
+mod paddle;
 mod qwen;
 
 pub use blip::*;
@@ -37,6 +38,7 @@ pub use llama4::*;
 pub use llava::*;
 pub use minicpm::*;
 pub use minimax::*;
+pub use paddle::*;
 pub use qwen::*;
 
 use named::{Named, Step};
@@ -359,6 +361,15 @@ fn text_hidden(top: &Config, default: u64) -> Result<u64> {
         .map(|t| t.size("hidden_size", Some(default)))
         .transpose()
         .map(|h| h.unwrap_or(default))
+}
+
+/// The language model's width where a wrapper's config may hold its keys at the top level
+/// (`text_at_top`): its `text_config`'s, else the top level's.
+fn flat_text_hidden(top: &Config, default: u64) -> Result<u64> {
+    match top.detached("text_config")? {
+        Some(t) => t.size("hidden_size", Some(default)),
+        None => top.size("hidden_size", Some(default)),
+    }
 }
 
 /// Llama 4's and Mllama's encoder layers, `count` of them at `l`: LayerNorms, the attention's four
