@@ -83,6 +83,7 @@ ARCHITECTURES = {
     "hunyuan_vl": "HunYuanVLForConditionalGeneration",
     "hy_v4_vl": "HYV4VLForConditionalGeneration",
     "paddleocr_vl": "PaddleOCRVLForConditionalGeneration",
+    "cohere_compass": "CohereCompassForConditionalGeneration",
     "lfm3_vl": "Lfm3VlForConditionalGeneration",
     "inkling2": "Inkling2ForConditionalGeneration",
     "inkling2_loop": "Inkling2LoopForConditionalGeneration",
@@ -859,6 +860,32 @@ def unseen_qwen3_vl(rng):
     if rng.random() < 0.3:
         del vision["deepstack_visual_indexes"]  # the class's three
     return {"model_type": "qwen3_vl", "architectures": ["Qwen3VLForConditionalGeneration"], "text_config": text,
+            "vision_config": vision, "tie_word_embeddings": rng.random() < 0.5}
+
+
+def unseen_cohere_compass(rng):
+    """Cohere Compass in its wrapper: a small Cohere Compass language model (sliding and full
+    layers, RoPE per layer type with M-RoPE's sections, NoPE full layers or not), Qwen3-VL's tower
+    of its own sizes, tied or not by the wrapper's flag."""
+    heads, kv = heads_and_kv(rng)
+    layers = rng.randint(1, 4)
+    types = [rng.choice(["sliding_attention", "full_attention"]) for _ in range(layers)]
+    rope = {"sliding_attention": {"rope_type": "default", "rope_theta": 50000.0, "mrope_section": [2, 1, 1]},
+            "full_attention": None if rng.random() < 0.5 else {"rope_type": "default", "rope_theta": 10000.0,
+                                                                "mrope_section": [2, 1, 1]}}
+    text = {"model_type": "cohere_compass_text", "hidden_size": heads * 8, "head_dim": 8,
+            "intermediate_size": rng.choice([40, 72]), "num_hidden_layers": layers, "num_attention_heads": heads,
+            "num_key_value_heads": kv, "vocab_size": rng.choice([97, 128]), "sliding_window": 8,
+            "layer_types": types, "rope_parameters": rope}
+    if rng.random() < 0.5:
+        text["logit_scale"] = 0.25
+    depth = rng.randint(1, 2)
+    vision = {"model_type": "cohere_compass_vision", "depth": depth, "hidden_size": rng.choice([32, 64]),
+              "intermediate_size": rng.choice([48, 96]), "num_heads": 4,
+              "num_position_embeddings": rng.choice([16, 64]), "out_hidden_size": text["hidden_size"],
+              "patch_size": 16, "spatial_merge_size": rng.choice([1, 2]), "temporal_patch_size": 2,
+              "deepstack_visual_indexes": list(range(rng.randint(0, depth)))}
+    return {"model_type": "cohere_compass", "architectures": [ARCHITECTURES["cohere_compass"]], "text_config": text,
             "vision_config": vision, "tie_word_embeddings": rng.random() < 0.5}
 
 
@@ -2070,6 +2097,7 @@ UNSEEN = {
     "hunyuan_vl": unseen_hunyuan_vl,
     "hy_v4_vl": unseen_hy_v4_vl,
     "paddleocr_vl": unseen_paddleocr_vl,
+    "cohere_compass": unseen_cohere_compass,
 }
 
 

@@ -471,7 +471,6 @@ pub const NOT_YET: &[(&str, &str)] = &[
     ("apertus1p5", IMAGE_TEXT),
     ("blip", IMAGE_TEXT),
     ("chameleon", IMAGE_TEXT),
-    ("cohere_compass", IMAGE_TEXT),
     ("cosmos3_edge", IMAGE_TEXT),
     ("cosmos3_omni", IMAGE_TEXT),
     ("deepseek_ocr2", IMAGE_TEXT),

@@ -1952,7 +1952,18 @@ pub static FAMILIES: &[Family] = &[
             ))
         },
         None,
-        &[TRAINING, &["pooling", "sliding_window_pattern"]],
+        &[
+            TRAINING,
+            &["pooling", "sliding_window_pattern"],
+            // M-RoPE's sections per layer type, which rotate a text token as plain RoPE does
+            // (its class's ignore_keys_at_rope_validation).
+            &[
+                "rope_parameters.full_attention.mrope_section",
+                "rope_parameters.sliding_attention.mrope_section",
+                "rope_parameters.full_attention.mrope_interleaved",
+                "rope_parameters.sliding_attention.mrope_interleaved",
+            ],
+        ],
     ),
     // Cohere 2 MoE: Cohere 2's parallel block and NoPE full layers, with RMSNorms when
     // `rms_norm_eps` is set; experts picked by their top-k logits and weighted by a softmax over
@@ -3596,6 +3607,19 @@ pub static FAMILIES: &[Family] = &[
                 "video_token_id",
             ]],
         )
+    },
+    // Cohere Compass (North Vision) as published: Qwen3-VL's wrapper and tower around Cohere
+    // Compass's language model, tied by the wrapper's flag alone.
+    Family {
+        text: Some("cohere_compass_text"),
+        tie: Tie::Wrapper(false),
+        wrap: HfWrap::Nested,
+        parts: &[tower(
+            "vision tower",
+            "model.visual.",
+            towers::cohere_compass_vision,
+        )],
+        ..wrapper("cohere_compass", "Cohere Compass", QWEN_VL_WRAPPER)
     },
     // Qwen3-VL as published: Qwen3.5's layout, tied by the wrapper's flag alone.
     Family {

@@ -399,6 +399,11 @@ pub fn qwen3_vl_vision(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
     deepstack_vision(top, &["qwen3_vl", "qwen3_vl_vision"])
 }
 
+/// Cohere Compass's vision tower: Qwen3-VL's, under its own kind.
+pub fn cohere_compass_vision(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
+    deepstack_vision(top, &["cohere_compass_vision"])
+}
+
 /// Qwen3-VL-MoE's vision tower: Qwen3-VL's.
 pub fn qwen3_vl_moe_vision(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
     deepstack_vision(top, &["qwen3_vl_moe", "qwen3_vl_moe_vision"])
