@@ -586,6 +586,19 @@ CONFIGS = {
                                        patch_size=8)),
     # GLM-OCR: GLM-4.1V's language model without q, k, v biases, half of each head rotated; its
     # tower (normed queries and keys) named, not run.
+    # Qwen2.5-Omni's thinker: Qwen2-VL's layers (sliding windows from layer 1 on), its towers
+    # named, not run.
+    "qwen2_5_omni_thinker": dict(model_type="qwen2_5_omni_thinker",
+                                 architectures=["Qwen2_5OmniThinkerForConditionalGeneration"],
+                                 text_config=dict(BASE, model_type="qwen2_5_omni_text", use_sliding_window=True,
+                                                  sliding_window=4, max_window_layers=1,
+                                                  rope_parameters={"rope_type": "default", "rope_theta": 1e6,
+                                                                   "mrope_section": [2, 1, 1]}),
+                                 vision_config=dict(depth=1, hidden_size=16, intermediate_size=24, num_heads=2,
+                                                    out_hidden_size=32, fullatt_block_indexes=[0]),
+                                 audio_config=dict(d_model=16, encoder_layers=1, encoder_attention_heads=2,
+                                                   encoder_ffn_dim=24, num_mel_bins=16, output_dim=32,
+                                                   max_source_positions=30)),
     # PaddleOCR-VL as published: ERNIE 4.5's layers (biased) at the top level, rotated half
     # against half under M-RoPE's sections, the head tied; its tower and projector named, not run.
     "paddleocr-vl": dict(BASE, model_type="paddleocr_vl", architectures=["PaddleOCRVLForConditionalGeneration"],

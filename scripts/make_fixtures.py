@@ -84,6 +84,7 @@ ARCHITECTURES = {
     "hy_v4_vl": "HYV4VLForConditionalGeneration",
     "paddleocr_vl": "PaddleOCRVLForConditionalGeneration",
     "cohere_compass": "CohereCompassForConditionalGeneration",
+    "qwen2_5_omni_thinker": "Qwen2_5OmniThinkerForConditionalGeneration",
     "lfm3_vl": "Lfm3VlForConditionalGeneration",
     "inkling2": "Inkling2ForConditionalGeneration",
     "inkling2_loop": "Inkling2LoopForConditionalGeneration",
@@ -887,6 +888,33 @@ def unseen_cohere_compass(rng):
               "deepstack_visual_indexes": list(range(rng.randint(0, depth)))}
     return {"model_type": "cohere_compass", "architectures": [ARCHITECTURES["cohere_compass"]], "text_config": text,
             "vision_config": vision, "tie_word_embeddings": rng.random() < 0.5}
+
+
+def unseen_qwen2_5_omni_thinker(rng):
+    """Qwen2.5-Omni's thinker around a small Qwen2-like language model (M-RoPE's sections,
+    sliding windows from some layer on or none), tied or not by the wrapper's flag, a vision tower
+    and an audio encoder of their own sizes."""
+    heads, kv = heads_and_kv(rng)
+    layers = rng.randint(1, 3)
+    text = {"model_type": "qwen2_5_omni_text", "hidden_size": heads * 8, "intermediate_size": rng.choice([40, 72]),
+            "num_hidden_layers": layers, "num_attention_heads": heads, "num_key_value_heads": kv,
+            "vocab_size": rng.choice([97, 128]),
+            "rope_parameters": {"rope_type": "default", "rope_theta": 1e6, "mrope_section": [2, 1, 1]}}
+    if rng.random() < 0.5:
+        text.update(use_sliding_window=True, sliding_window=16, max_window_layers=rng.randint(0, layers))
+    if rng.random() < 0.5:
+        text["tie_word_embeddings"] = rng.random() < 0.5
+    vision = {"depth": rng.randint(1, 2), "hidden_size": rng.choice([32, 48]), "intermediate_size": rng.choice([40, 56]),
+              "num_heads": 4, "out_hidden_size": text["hidden_size"], "spatial_merge_size": rng.choice([1, 2]),
+              "fullatt_block_indexes": [0]}
+    audio = {"d_model": rng.choice([32, 48]), "encoder_layers": rng.randint(1, 2), "encoder_attention_heads": 2,
+             "encoder_ffn_dim": rng.choice([40, 64]), "num_mel_bins": rng.choice([16, 20]),
+             "output_dim": text["hidden_size"], "max_source_positions": 30}
+    raw = {"model_type": "qwen2_5_omni_thinker", "architectures": [ARCHITECTURES["qwen2_5_omni_thinker"]],
+           "text_config": text, "vision_config": vision, "audio_config": audio}
+    if rng.random() < 0.6:
+        raw["tie_word_embeddings"] = rng.random() < 0.5
+    return raw
 
 
 def unseen_qwen3_vl_moe(rng):
@@ -2098,6 +2126,7 @@ UNSEEN = {
     "hy_v4_vl": unseen_hy_v4_vl,
     "paddleocr_vl": unseen_paddleocr_vl,
     "cohere_compass": unseen_cohere_compass,
+    "qwen2_5_omni_thinker": unseen_qwen2_5_omni_thinker,
 }
 
 
@@ -2121,7 +2150,7 @@ DEFAULT_TYPES = [
     "deepseek_vl", "minicpmv4_6", "minicpmv4_7", "minicpm_ocr", "aria",
     "blip-2", "instructblip", "instructblipvideo", "deepseek_vl_hybrid",
     "exaone4_5", "qianfan_ocr", "mistral4", "paligemma", "glm_ocr", "lfm3_vl",
-    "inkling2", "inkling2_loop", "hy_v4_vl", "paddleocr_vl",
+    "inkling2", "inkling2_loop", "hy_v4_vl", "paddleocr_vl", "qwen2_5_omni_thinker",
 ]
 
 

@@ -499,7 +499,6 @@ pub const NOT_YET: &[(&str, &str)] = &[
     ("pi05", IMAGE_TEXT),
     ("pix2struct", IMAGE_TEXT),
     ("pp_formulanet", IMAGE_TEXT),
-    ("qwen2_5_omni_thinker", IMAGE_TEXT),
     ("shieldgemma2", IMAGE_TEXT),
     ("step3p7", IMAGE_TEXT),
     ("t5gemma2", IMAGE_TEXT),

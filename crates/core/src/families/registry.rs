@@ -517,6 +517,32 @@ pub static FAMILIES: &[Family] = &[
         None,
         &[TRAINING, MROPE_SECTIONS],
     )),
+    // Qwen2.5-Omni's thinker's language model: Qwen2-VL's layers at its class's defaults.
+    inner(llama(
+        "qwen2_5_omni_text",
+        "Qwen2.5-Omni",
+        LlamaLike {
+            defaults: Defaults {
+                head_dim: HeadDim::Divided,
+                ..d(
+                    152_064,
+                    3584,
+                    18944,
+                    28,
+                    28,
+                    Some(4),
+                    None,
+                    32768,
+                    1e-6,
+                    1_000_000.0,
+                    true,
+                )
+            },
+            ..qwen2_vl_like()
+        },
+        None,
+        &[TRAINING, MROPE_SECTIONS],
+    )),
     // Qwen3-VL's language model: Qwen3's layers without sliding windows, at its class's
     // defaults. Its deep-stack inputs add visual features to the first layers' outputs, only
     // where there is an image.
@@ -3524,6 +3550,38 @@ pub static FAMILIES: &[Family] = &[
         )],
         image: Some(towers::qwen3_vl_moe_image),
         ..wrapper("qwen3_vl_moe", "Qwen3-VL-MoE", QWEN_VL_WRAPPER)
+    },
+    // Qwen2.5-Omni's thinker: its language model under `model.` with the head beside it, tied
+    // by the wrapper's flag alone, the vision tower under `visual.` and the audio encoder under
+    // `audio_tower.`.
+    Family {
+        text: Some("qwen2_5_omni_text"),
+        tie: Tie::Wrapper(false),
+        wrap: HfWrap::None,
+        parts: &[
+            tower("vision tower", "visual.", towers::qwen2_5_omni_vision),
+            tower("audio tower", "audio_tower.", towers::qwen2_5_omni_audio),
+        ],
+        ..wrapper(
+            "qwen2_5_omni_thinker",
+            "Qwen2.5-Omni",
+            &[&[
+                "initializer_range",
+                "vision_config",
+                "audio_config",
+                "image_token_index",
+                "video_token_index",
+                "audio_token_index",
+                "image_token_id",
+                "video_token_id",
+                "audio_token_id",
+                "audio_start_token_id",
+                "audio_end_token_id",
+                "user_token_id",
+                "position_id_per_seconds",
+                "seconds_per_chunk",
+            ]],
+        )
     },
     // Qwen3-Omni's thinker (the part that reads text, images and audio and writes text): its
     // language model under `model.` with the head beside it, tied by the wrapper's flag, the

@@ -524,14 +524,7 @@ pub fn qwen3_omni_audio(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
     let Some(a) = sub_config(top, "audio_config", &["qwen3_omni_moe_audio_encoder"])? else {
         return Ok(None);
     };
-    let a = a.map(|a| {
-        a.renamed(&[
-            ("num_hidden_layers", "encoder_layers"),
-            ("hidden_size", "d_model"),
-            ("num_attention_heads", "encoder_attention_heads"),
-            ("intermediate_size", "encoder_ffn_dim"),
-        ])
-    });
+    let a = a.map(|a| a.renamed(OMNI_AUDIO_RENAMES));
     let d = size(&a, "d_model", 1280)? as u128;
     let f = size(&a, "encoder_ffn_dim", 5120)? as u128;
     let c = size(&a, "downsample_hidden_size", 480)? as u128;
@@ -561,6 +554,77 @@ pub fn qwen3_omni_audio(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
         .linear("proj2", out, d, true);
     n.done(top, "audio_config")
 }
+
+/// Qwen2.5-Omni's vision tower: Qwen2.5-VL's (RMSNorms, a biased gated MLP, the merger after
+/// an RMSNorm) with its attention's queries, keys and values in three biased maps.
+pub fn qwen2_5_omni_vision(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
+    let Some(v) = depth_vision(top, &["qwen2_5_omni_vision_encoder"])? else {
+        return Ok(None);
+    };
+    let d = size(&v, "hidden_size", 3584)? as u128;
+    let Some(conv) = patches(&v, 14, d)? else {
+        return Ok(None);
+    };
+    let i = size(&v, "intermediate_size", 3420)? as u128;
+    let out = size(&v, "out_hidden_size", 3584)? as u128;
+    let l = "blocks.{i}";
+    let mut n = Named::default();
+    n.step("patch embedding")
+        .t("patch_embed.proj.weight", &conv);
+    n.layers("vision block", size(&v, "depth", 32)? as u128)
+        .rms(&format!("{l}.norm1"), d)
+        .linear(&format!("{l}.attn.q"), d, d, true)
+        .linear(&format!("{l}.attn.k"), d, d, true)
+        .linear(&format!("{l}.attn.v"), d, d, true)
+        .linear(&format!("{l}.attn.proj"), d, d, true)
+        .rms(&format!("{l}.norm2"), d)
+        .linear(&format!("{l}.mlp.gate_proj"), i, d, true)
+        .linear(&format!("{l}.mlp.up_proj"), i, d, true)
+        .linear(&format!("{l}.mlp.down_proj"), d, i, true);
+    qwen2_merger(&mut n, &v, d, out, true)?;
+    n.done(top, "vision_config")
+}
+
+/// Qwen2.5-Omni's audio encoder: Whisper's (two biased 1-D convolutions over the mel bins,
+/// LayerNormed layers whose keys have no bias), a last LayerNorm, one biased map into
+/// `output_dim`, and the learned features that open and close an audio span there.
+pub fn qwen2_5_omni_audio(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
+    let Some(a) = sub_config(top, "audio_config", &["qwen2_5_omni_audio_encoder"])? else {
+        return Ok(None);
+    };
+    let a = a.map(|a| a.renamed(OMNI_AUDIO_RENAMES));
+    let d = size(&a, "d_model", 1280)? as u128;
+    let f = size(&a, "encoder_ffn_dim", 5120)? as u128;
+    let mel = size(&a, "num_mel_bins", 128)? as u128;
+    let out = size(&a, "output_dim", 3584)? as u128;
+    let l = "layers.{i}";
+    let mut n = Named::default();
+    n.step("convolutions")
+        .linear_shaped("conv1", &[d, mel, 3], true)
+        .linear_shaped("conv2", &[d, d, 3], true);
+    n.layers("encoder layer", size(&a, "encoder_layers", 32)? as u128)
+        .layer_norm(&format!("{l}.self_attn_layer_norm"), d)
+        .linear(&format!("{l}.self_attn.q_proj"), d, d, true)
+        .linear(&format!("{l}.self_attn.k_proj"), d, d, false)
+        .linear(&format!("{l}.self_attn.v_proj"), d, d, true)
+        .linear(&format!("{l}.self_attn.out_proj"), d, d, true)
+        .layer_norm(&format!("{l}.final_layer_norm"), d)
+        .linear(&format!("{l}.fc1"), f, d, true)
+        .linear(&format!("{l}.fc2"), d, f, true);
+    n.step("projector")
+        .layer_norm("ln_post", d)
+        .linear("proj", out, d, true)
+        .t("audio_bos_eos_token.weight", &[2, out]);
+    n.done(top, "audio_config")
+}
+
+/// The Qwen Omni audio encoders' attribute_map.
+const OMNI_AUDIO_RENAMES: &[(&str, &str)] = &[
+    ("num_hidden_layers", "encoder_layers"),
+    ("hidden_size", "d_model"),
+    ("num_attention_heads", "encoder_attention_heads"),
+    ("intermediate_size", "encoder_ffn_dim"),
+];
 
 /// HyperCLOVA X Vision v2's projector: one biased map from Qwen2.5-VL's tower output
 /// (`out_hidden_size`) to the text width.
