@@ -599,6 +599,13 @@ CONFIGS = {
                                  audio_config=dict(d_model=16, encoder_layers=1, encoder_attention_heads=2,
                                                    encoder_ffn_dim=24, num_mel_bins=16, output_dim=32,
                                                    max_source_positions=30)),
+    # Ovis2: a Qwen2 language model in LLaVA's wrapper, the head tied by the wrapper's flag; its
+    # visual tokenizer and embedding table named, not run.
+    "ovis2": dict(model_type="ovis2", architectures=["Ovis2ForConditionalGeneration"], hidden_size=32,
+                  text_config=dict(BASE, model_type="qwen2"),
+                  vision_config=dict(hidden_size=16, intermediate_size=24, num_hidden_layers=1, num_attention_heads=2,
+                                     image_size=28, patch_size=14, vocab_size=24, hidden_stride=2),
+                  image_token_id=95),
     # PaddleOCR-VL as published: ERNIE 4.5's layers (biased) at the top level, rotated half
     # against half under M-RoPE's sections, the head tied; its tower and projector named, not run.
     "paddleocr-vl": dict(BASE, model_type="paddleocr_vl", architectures=["PaddleOCRVLForConditionalGeneration"],

@@ -85,6 +85,7 @@ ARCHITECTURES = {
     "paddleocr_vl": "PaddleOCRVLForConditionalGeneration",
     "cohere_compass": "CohereCompassForConditionalGeneration",
     "qwen2_5_omni_thinker": "Qwen2_5OmniThinkerForConditionalGeneration",
+    "ovis2": "Ovis2ForConditionalGeneration",
     "lfm3_vl": "Lfm3VlForConditionalGeneration",
     "inkling2": "Inkling2ForConditionalGeneration",
     "inkling2_loop": "Inkling2LoopForConditionalGeneration",
@@ -912,6 +913,23 @@ def unseen_qwen2_5_omni_thinker(rng):
              "output_dim": text["hidden_size"], "max_source_positions": 30}
     raw = {"model_type": "qwen2_5_omni_thinker", "architectures": [ARCHITECTURES["qwen2_5_omni_thinker"]],
            "text_config": text, "vision_config": vision, "audio_config": audio}
+    if rng.random() < 0.6:
+        raw["tie_word_embeddings"] = rng.random() < 0.5
+    return raw
+
+
+def unseen_ovis2(rng):
+    """Ovis2 around a small Qwen2 or Llama language model, tied or not by the wrapper's flag, a
+    visual tokenizer of its own sizes (biases or not, a hidden stride, its own vocabulary and
+    indicator count) and the wrapper's own width for the visual embedding table."""
+    text = unseen_llama_like(rng, rng.choice(["qwen2", "llama"]))
+    vision = {"hidden_size": rng.choice([32, 48]), "intermediate_size": rng.choice([40, 56]),
+              "num_hidden_layers": rng.randint(1, 2), "num_attention_heads": 2, "image_size": rng.choice([28, 56]),
+              "patch_size": 14, "qkv_bias": rng.random() < 0.5, "mlp_bias": rng.random() < 0.5,
+              "hidden_stride": rng.choice([1, 2]), "vocab_size": rng.choice([40, 64]),
+              "num_visual_indicator_tokens": rng.choice([5, 3])}
+    raw = {"model_type": "ovis2", "architectures": [ARCHITECTURES["ovis2"]], "text_config": text,
+           "vision_config": vision, "hidden_size": rng.choice([text["hidden_size"], 24]), "vocab_size": text["vocab_size"]}
     if rng.random() < 0.6:
         raw["tie_word_embeddings"] = rng.random() < 0.5
     return raw
@@ -2127,6 +2145,7 @@ UNSEEN = {
     "paddleocr_vl": unseen_paddleocr_vl,
     "cohere_compass": unseen_cohere_compass,
     "qwen2_5_omni_thinker": unseen_qwen2_5_omni_thinker,
+    "ovis2": unseen_ovis2,
 }
 
 
@@ -2150,7 +2169,7 @@ DEFAULT_TYPES = [
     "deepseek_vl", "minicpmv4_6", "minicpmv4_7", "minicpm_ocr", "aria",
     "blip-2", "instructblip", "instructblipvideo", "deepseek_vl_hybrid",
     "exaone4_5", "qianfan_ocr", "mistral4", "paligemma", "glm_ocr", "lfm3_vl",
-    "inkling2", "inkling2_loop", "hy_v4_vl", "paddleocr_vl", "qwen2_5_omni_thinker",
+    "inkling2", "inkling2_loop", "hy_v4_vl", "paddleocr_vl", "qwen2_5_omni_thinker", "ovis2",
 ]
 
 

@@ -492,7 +492,6 @@ pub const NOT_YET: &[(&str, &str)] = &[
     ("muse_glimmer", IMAGE_TEXT),
     ("muse_spark", IMAGE_TEXT),
     ("nemotron_h_omni", IMAGE_TEXT),
-    ("ovis2", IMAGE_TEXT),
     ("ovis2_5", IMAGE_TEXT),
     ("perception_lm", IMAGE_TEXT),
     ("pi0", IMAGE_TEXT),

@@ -4437,6 +4437,34 @@ pub static FAMILIES: &[Family] = &[
         image: Some(towers::llava_image),
         ..wrapper("llava", "LLaVA", &[LLAVA_INERT])
     },
+    // Ovis2: a language model (Qwen2's by default) under `model.language_model.` and the head
+    // beside it, its visual tokenizer under `model.vision_tower.` and the table its visual tokens
+    // embed through.
+    Family {
+        text: Some("qwen2"),
+        tie: Tie::Wrapper(true),
+        wrap: HfWrap::Nested,
+        parts: &[
+            tower("vision tower", "model.vision_tower.", towers::ovis2_vision),
+            tower(
+                "visual embedding table",
+                "model.visual_embeddings_table.",
+                towers::ovis2_visual_table,
+            ),
+        ],
+        ..wrapper(
+            "ovis2",
+            "Ovis2",
+            &[&[
+                "initializer_range",
+                "vision_config",
+                "image_token_id",
+                "visual_indicator_token_ids",
+                "vocab_size",
+                "hidden_size",
+            ]],
+        )
+    },
     // LLaVA-NeXT: LLaVA's parts and a learned vector ending each row of an image's patches.
     Family {
         text: Some("llama"),

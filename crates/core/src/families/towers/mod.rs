@@ -24,6 +24,7 @@ mod llava;
 mod minicpm;
 mod minimax;
 mod named;
+mod ovis;
 mod paddle;
 mod qwen;
 
@@ -38,6 +39,7 @@ pub use llama4::*;
 pub use llava::*;
 pub use minicpm::*;
 pub use minimax::*;
+pub use ovis::*;
 pub use paddle::*;
 pub use qwen::*;
 
