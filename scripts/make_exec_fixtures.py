@@ -606,6 +606,14 @@ CONFIGS = {
                   vision_config=dict(hidden_size=16, intermediate_size=24, num_hidden_layers=1, num_attention_heads=2,
                                      image_size=28, patch_size=14, vocab_size=24, hidden_stride=2),
                   image_token_id=95),
+    # Granite Docling: Granite's layers at its class's μP multipliers (none given), tied; its tower,
+    # connector and density router named, not run.
+    "granite_docling": dict(model_type="granite_docling", architectures=["GraniteDoclingForConditionalGeneration"],
+                            text_config=dict(BASE, bos_token_id=1, eos_token_id=2),
+                            vision_config=dict(hidden_size=16, intermediate_size=24, num_hidden_layers=2,
+                                               num_attention_heads=2, image_size=32, patch_size=8, out_hidden_size=32,
+                                               deepstack_visual_indexes=[0]),
+                            density_router_hidden_size=8, pad_token_id=0, image_token_id=95),
     # PaddleOCR-VL as published: ERNIE 4.5's layers (biased) at the top level, rotated half
     # against half under M-RoPE's sections, the head tied; its tower and projector named, not run.
     "paddleocr-vl": dict(BASE, model_type="paddleocr_vl", architectures=["PaddleOCRVLForConditionalGeneration"],

@@ -86,6 +86,7 @@ ARCHITECTURES = {
     "cohere_compass": "CohereCompassForConditionalGeneration",
     "qwen2_5_omni_thinker": "Qwen2_5OmniThinkerForConditionalGeneration",
     "ovis2": "Ovis2ForConditionalGeneration",
+    "granite_docling": "GraniteDoclingForConditionalGeneration",
     "lfm3_vl": "Lfm3VlForConditionalGeneration",
     "inkling2": "Inkling2ForConditionalGeneration",
     "inkling2_loop": "Inkling2LoopForConditionalGeneration",
@@ -930,6 +931,30 @@ def unseen_ovis2(rng):
               "num_visual_indicator_tokens": rng.choice([5, 3])}
     raw = {"model_type": "ovis2", "architectures": [ARCHITECTURES["ovis2"]], "text_config": text,
            "vision_config": vision, "hidden_size": rng.choice([text["hidden_size"], 24]), "vocab_size": text["vocab_size"]}
+    if rng.random() < 0.6:
+        raw["tie_word_embeddings"] = rng.random() < 0.5
+    return raw
+
+
+def unseen_granite_docling(rng):
+    """Granite Docling around a small Granite language model (its μP multipliers given or its
+    class's), tied or not, a SigLIP tower of its own sizes, the connector with or without its
+    fine path and with zero to two deep-stack mergers, and the density router or none."""
+    heads, kv = heads_and_kv(rng)
+    text = {"hidden_size": heads * 8, "intermediate_size": rng.choice([40, 72]), "num_hidden_layers": rng.randint(1, 3),
+            "num_attention_heads": heads, "num_key_value_heads": kv, "vocab_size": rng.choice([97, 128]),
+            "pad_token_id": 0, "bos_token_id": 1, "eos_token_id": 2}
+    if rng.random() < 0.5:
+        text.update(embedding_multiplier=2.0, residual_multiplier=0.5, attention_multiplier=0.125, logits_scaling=2.0)
+    depth = rng.randint(1, 4)
+    vision = {"hidden_size": rng.choice([32, 48]), "intermediate_size": rng.choice([40, 56]), "num_hidden_layers": depth,
+              "num_attention_heads": 2, "image_size": 64, "patch_size": 8, "out_hidden_size": text["hidden_size"],
+              "scale_factor": rng.choice([2, 4]), "use_fine_route": rng.random() < 0.5,
+              "deepstack_visual_indexes": list(range(rng.randint(0, min(depth, 2))))}
+    raw = {"model_type": "granite_docling", "architectures": [ARCHITECTURES["granite_docling"]], "text_config": text,
+           "vision_config": vision, "pad_token_id": 0}
+    if vision["use_fine_route"] and rng.random() < 0.6:
+        raw["density_router_hidden_size"] = 16
     if rng.random() < 0.6:
         raw["tie_word_embeddings"] = rng.random() < 0.5
     return raw
@@ -2146,6 +2171,7 @@ UNSEEN = {
     "cohere_compass": unseen_cohere_compass,
     "qwen2_5_omni_thinker": unseen_qwen2_5_omni_thinker,
     "ovis2": unseen_ovis2,
+    "granite_docling": unseen_granite_docling,
 }
 
 
@@ -2169,7 +2195,7 @@ DEFAULT_TYPES = [
     "deepseek_vl", "minicpmv4_6", "minicpmv4_7", "minicpm_ocr", "aria",
     "blip-2", "instructblip", "instructblipvideo", "deepseek_vl_hybrid",
     "exaone4_5", "qianfan_ocr", "mistral4", "paligemma", "glm_ocr", "lfm3_vl",
-    "inkling2", "inkling2_loop", "hy_v4_vl", "paddleocr_vl", "qwen2_5_omni_thinker", "ovis2",
+    "inkling2", "inkling2_loop", "hy_v4_vl", "paddleocr_vl", "qwen2_5_omni_thinker", "ovis2", "granite_docling",
 ]
 
 

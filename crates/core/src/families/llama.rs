@@ -186,11 +186,31 @@ pub struct Routed {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Mup {
     /// Granite's: `embedding_multiplier`, `residual_multiplier`, `attention_multiplier` (the
-    /// score scale in place of 1/√head_dim) and `logits_scaling` (a divisor), each 1 by default.
-    Granite,
+    /// score scale in place of 1/√head_dim) and `logits_scaling` (a divisor), each its class's
+    /// default where absent.
+    Granite(Multipliers),
     /// HyperCLOVA X's: Granite's keys, but `logits_scaling` multiplies and a missing or null
     /// `attention_multiplier` is 1/√head_dim.
     HyperClovax,
+}
+
+/// A μP class's defaults for its four multipliers.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Multipliers {
+    pub embedding: f64,
+    pub residual: f64,
+    pub attention: f64,
+    pub logits: f64,
+}
+
+impl Multipliers {
+    /// Granite's own: every multiplier 1.
+    pub const ONE: Multipliers = Multipliers {
+        embedding: 1.0,
+        residual: 1.0,
+        attention: 1.0,
+        logits: 1.0,
+    };
 }
 
 /// How a family says which layers have experts.
@@ -1290,20 +1310,24 @@ pub fn load(
                 Err(cfg.err(key, format!("is {v}; it must be a finite, non-zero number")))
             }
         };
-        let finite = |key: &str| check(key, cfg.float(key, 1.0)?);
-        embed_mult = finite("embedding_multiplier")?;
-        residual_mult = finite("residual_multiplier")?;
+        let m = match mup {
+            Mup::Granite(m) => m,
+            Mup::HyperClovax => Multipliers::ONE,
+        };
+        let finite = |key: &str, default: f64| check(key, cfg.float(key, default)?);
+        embed_mult = finite("embedding_multiplier", m.embedding)?;
+        residual_mult = finite("residual_multiplier", m.residual)?;
         attn.scale_dim = 1.0;
         attn.scale_mult = match mup {
-            Mup::Granite => finite("attention_multiplier")?,
+            Mup::Granite(_) => finite("attention_multiplier", m.attention)?,
             Mup::HyperClovax => match cfg.opt_float("attention_multiplier")? {
                 Some(v) => check("attention_multiplier", v)?,
                 None => 1.0 / (head_dim as f64).sqrt(),
             },
         };
-        let scaling = finite("logits_scaling")?;
+        let scaling = finite("logits_scaling", m.logits)?;
         logits_mult = match mup {
-            Mup::Granite => 1.0 / scaling,
+            Mup::Granite(_) => 1.0 / scaling,
             Mup::HyperClovax => scaling,
         };
     }

@@ -481,7 +481,6 @@ pub const NOT_YET: &[(&str, &str)] = &[
     ("florence2", IMAGE_TEXT),
     ("glm5_next", IMAGE_TEXT),
     ("granite4_vision", IMAGE_TEXT),
-    ("granite_docling", IMAGE_TEXT),
     ("idefics", IMAGE_TEXT),
     ("inkling_mm_model", IMAGE_TEXT),
     ("janus", IMAGE_TEXT),

@@ -8,8 +8,8 @@ use super::delta::DeltaHeads;
 use super::echo::Echo;
 use super::llama::{
     Bias, Defaults, Experts, FfAdjust, Hybrid, HybridLayers, HybridMixer, LlamaLike, MoeLayers,
-    Mup, NoRope, Period, Renormalize, RopeTypes, Routed, SharedMlp, SlidingOwn, TypePattern,
-    Unlisted, Windows,
+    Multipliers, Mup, NoRope, Period, Renormalize, RopeTypes, Routed, SharedMlp, SlidingOwn,
+    TypePattern, Unlisted, Windows,
 };
 use super::mamba::S6Keys;
 use super::mamba2::SsmKeys;
@@ -337,7 +337,7 @@ const APERTUS_INERT: &[&[&str]] = &[
 ];
 
 const GRANITE_MOE: LlamaLike = LlamaLike {
-    multipliers: Some(Mup::Granite),
+    multipliers: Some(Mup::Granite(Multipliers::ONE)),
     mlp_bias: Bias::Never,
     layout: Layout::GraniteMoe,
     experts: Experts::Routed(GRANITE_EXPERTS),
@@ -1740,7 +1740,7 @@ pub static FAMILIES: &[Family] = &[
         "granite",
         "Granite",
         LlamaLike {
-            multipliers: Some(Mup::Granite),
+            multipliers: Some(Mup::Granite(Multipliers::ONE)),
             ..LlamaLike::llama(d(
                 32000, 4096, 11008, 32, 32, None, None, 2048, 1e-6, 10_000.0, false,
             ))
@@ -1748,6 +1748,35 @@ pub static FAMILIES: &[Family] = &[
         Some("granite"),
         &[TRAINING],
     ),
+    // Granite Docling's language model: Granite's, at its class's defaults (its μP multipliers
+    // among them).
+    inner(llama(
+        "granite_docling_text",
+        "Granite Docling",
+        LlamaLike {
+            multipliers: Some(Mup::Granite(Multipliers {
+                embedding: 12.0,
+                residual: 0.263,
+                attention: 0.015625,
+                logits: 4.0,
+            })),
+            ..LlamaLike::llama(d(
+                133_800,
+                1024,
+                2048,
+                28,
+                16,
+                Some(4),
+                None,
+                32768,
+                1e-5,
+                10_000.0,
+                true,
+            ))
+        },
+        None,
+        &[TRAINING],
+    )),
     // HyperCLOVA X: Granite with a norm after each sublayer too (`use_post_norm`), its logits
     // multiplied by `logits_scaling`, scores by 1/√head_dim unless `attention_multiplier` says.
     llama(
@@ -1770,7 +1799,7 @@ pub static FAMILIES: &[Family] = &[
         "granite_swa",
         "GraniteSWA",
         LlamaLike {
-            multipliers: Some(Mup::Granite),
+            multipliers: Some(Mup::Granite(Multipliers::ONE)),
             sinks: true,
             windows: Windows::LayerTypes {
                 window: Some(128),
@@ -1824,7 +1853,7 @@ pub static FAMILIES: &[Family] = &[
         "granitemoe_swa",
         "GraniteMoeSWA",
         LlamaLike {
-            multipliers: Some(Mup::Granite),
+            multipliers: Some(Mup::Granite(Multipliers::ONE)),
             sinks: true,
             mlp_bias: Bias::Never,
             layout: Layout::GraniteMoeSwa,
@@ -5044,6 +5073,43 @@ pub static FAMILIES: &[Family] = &[
                 "projector_hidden_act",
                 "vision_feature_layer",
                 "vision_feature_select_strategy",
+            ]],
+        )
+    },
+    // Granite Docling: Idefics3's layout around its Granite language model, its SigLIP tower
+    // with the connector inside it (coarse and fine pixel-shuffle paths, each with deep-stack
+    // mergers) and, where configured, the density router choosing the fine path.
+    Family {
+        text: Some("granite_docling_text"),
+        tie: Tie::Wrapper(true),
+        wrap: HfWrap::Module {
+            module: "text_model",
+            head: false,
+        },
+        parts: &[
+            tower(
+                "vision tower",
+                "model.vision_model.",
+                towers::granite_docling_vision,
+            ),
+            tower(
+                "density router",
+                "model.density_router.",
+                towers::granite_docling_router,
+            ),
+        ],
+        ..wrapper(
+            "granite_docling",
+            "Granite Docling",
+            &[&[
+                "initializer_range",
+                "vision_config",
+                "image_token_id",
+                "use_cache",
+                "pad_token_id",
+                "density_router_hidden_size",
+                "density_router_threshold",
+                "density_router_loss_weight",
             ]],
         )
     },
