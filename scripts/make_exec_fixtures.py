@@ -614,6 +614,18 @@ CONFIGS = {
                                                num_attention_heads=2, image_size=32, patch_size=8, out_hidden_size=32,
                                                deepstack_visual_indexes=[0]),
                             density_router_hidden_size=8, pad_token_id=0, image_token_id=95),
+    # Granite 4 Vision: Granite's layers in LLaVA-NeXT's layout under `model.`; its tower, row end
+    # and window Q-Former projectors named, not run.
+    "granite4_vision": dict(model_type="granite4_vision", architectures=["Granite4VisionForConditionalGeneration"],
+                            text_config=dict(BASE, embedding_multiplier=4.0, logits_scaling=2.0,
+                                             residual_multiplier=0.5, attention_multiplier=0.25),
+                            vision_config=dict(model_type="siglip_vision_model", hidden_size=64, intermediate_size=24,
+                                               num_hidden_layers=1, num_attention_heads=2, image_size=32,
+                                               patch_size=8),
+                            qformer_config={"num_hidden_layers": 1, "intermediate_size": 16,
+                                            "cross_attention_frequency": 1},
+                            downsample_rate="1/2", deepstack_layer_map=[[0, 1]], spatial_target_layers=[0, 1, 0, 1],
+                            image_grid_pinpoints=[[32, 32]], image_token_id=95),
     # PaddleOCR-VL as published: ERNIE 4.5's layers (biased) at the top level, rotated half
     # against half under M-RoPE's sections, the head tied; its tower and projector named, not run.
     "paddleocr-vl": dict(BASE, model_type="paddleocr_vl", architectures=["PaddleOCRVLForConditionalGeneration"],

@@ -87,6 +87,7 @@ ARCHITECTURES = {
     "qwen2_5_omni_thinker": "Qwen2_5OmniThinkerForConditionalGeneration",
     "ovis2": "Ovis2ForConditionalGeneration",
     "granite_docling": "GraniteDoclingForConditionalGeneration",
+    "granite4_vision": "Granite4VisionForConditionalGeneration",
     "lfm3_vl": "Lfm3VlForConditionalGeneration",
     "inkling2": "Inkling2ForConditionalGeneration",
     "inkling2_loop": "Inkling2LoopForConditionalGeneration",
@@ -955,6 +956,33 @@ def unseen_granite_docling(rng):
            "vision_config": vision, "pad_token_id": 0}
     if vision["use_fine_route"] and rng.random() < 0.6:
         raw["density_router_hidden_size"] = 16
+    if rng.random() < 0.6:
+        raw["tie_word_embeddings"] = rng.random() < 0.5
+    return raw
+
+
+def unseen_granite4_vision(rng):
+    """Granite 4 Vision around a small Granite language model, tied or not, a CLIP or SigLIP
+    tower (its head or not), one to three deep-stack pairs, a window rate, and a Q-Former of its
+    class's defaults or one of its own depth and width."""
+    heads, kv = heads_and_kv(rng)
+    layers = rng.randint(1, 3)
+    text = {"hidden_size": heads * 8, "intermediate_size": rng.choice([40, 72]), "num_hidden_layers": layers,
+            "num_attention_heads": heads, "num_key_value_heads": kv, "vocab_size": rng.choice([97, 128]),
+            "embedding_multiplier": rng.choice([1.0, 4.0]), "logits_scaling": rng.choice([1.0, 2.0])}
+    kind = rng.choice(["clip_vision_model", "siglip_vision_model"])
+    vision = {"model_type": kind, "hidden_size": 64, "intermediate_size": rng.choice([40, 56]),
+              "num_hidden_layers": rng.randint(1, 2), "num_attention_heads": 2, "image_size": 64, "patch_size": 8}
+    if kind == "siglip_vision_model" and rng.random() < 0.5:
+        vision["vision_use_head"] = False
+    pairs = [[i % vision["num_hidden_layers"], i % layers] for i in range(rng.randint(1, 3))]
+    raw = {"model_type": "granite4_vision", "architectures": [ARCHITECTURES["granite4_vision"]], "text_config": text,
+           "vision_config": vision, "downsample_rate": rng.choice(["2/4", "1/2"]), "deepstack_layer_map": pairs,
+           "spatial_target_layers": [0] * 4, "image_grid_pinpoints": [[64, 64]]}
+    if rng.random() < 0.5:
+        # Blip2QFormerConfig's defaults for what a given one leaves out (not the wrapper's).
+        raw["qformer_config"] = rng.choice([{"num_hidden_layers": 2, "intermediate_size": 48,
+                                             "cross_attention_frequency": 2}, {"intermediate_size": 24}])
     if rng.random() < 0.6:
         raw["tie_word_embeddings"] = rng.random() < 0.5
     return raw
@@ -2172,6 +2200,7 @@ UNSEEN = {
     "qwen2_5_omni_thinker": unseen_qwen2_5_omni_thinker,
     "ovis2": unseen_ovis2,
     "granite_docling": unseen_granite_docling,
+    "granite4_vision": unseen_granite4_vision,
 }
 
 

@@ -211,7 +211,7 @@ fn every_registry_row_has_fixtures_and_its_defaults_match() {
 /// has no expert count; DBRX's attention reads an `attn_config.rope_theta` its defaults lack;
 /// Lfm2MoeConfig has no layer types and its layers read one each), refused by the field that says
 /// why: there is nothing to compare.
-const CANNOT_BUILD: [(&str, &str); 14] = [
+const CANNOT_BUILD: [(&str, &str); 15] = [
     // AyaVisionConfig's default SigLIP is 1152 wide in 14 heads, which do not divide it.
     ("aya_vision", "vision_config"),
     // Qwen4ExpTextConfig leaves the QSA indexer's sizes unset, and every attention layer builds
@@ -228,6 +228,9 @@ const CANNOT_BUILD: [(&str, &str); 14] = [
     // its rotary embedding reads.
     ("cohere_compass_text", "rope_parameters"),
     ("cohere_compass", "text_config.rope_parameters"),
+    // Granite4VisionConfig's defaults list no deep-stack pairs, and its model builds a projector
+    // per pair (len(None)).
+    ("granite4_vision", "deepstack_layer_map"),
     // DbrxAttentionConfig's defaults have no rope_theta, which DbrxAttention reads.
     ("dbrx", "attn_config"),
     ("ministral", "head_dim"),

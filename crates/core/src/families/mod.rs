@@ -480,7 +480,6 @@ pub const NOT_YET: &[(&str, &str)] = &[
     ("fast_vlm", IMAGE_TEXT),
     ("florence2", IMAGE_TEXT),
     ("glm5_next", IMAGE_TEXT),
-    ("granite4_vision", IMAGE_TEXT),
     ("idefics", IMAGE_TEXT),
     ("inkling_mm_model", IMAGE_TEXT),
     ("janus", IMAGE_TEXT),

@@ -1777,6 +1777,19 @@ pub static FAMILIES: &[Family] = &[
         None,
         &[TRAINING],
     )),
+    // Granite 4 Vision's language model: Granite's.
+    inner(llama(
+        "granite4_vision_text",
+        "Granite 4 Vision",
+        LlamaLike {
+            multipliers: Some(Mup::Granite(Multipliers::ONE)),
+            ..LlamaLike::llama(d(
+                32000, 4096, 11008, 32, 32, None, None, 2048, 1e-6, 10_000.0, false,
+            ))
+        },
+        None,
+        &[TRAINING],
+    )),
     // HyperCLOVA X: Granite with a norm after each sublayer too (`use_post_norm`), its logits
     // multiplied by `logits_scaling`, scores by 1/√head_dim unless `attention_multiplier` says.
     llama(
@@ -4465,6 +4478,52 @@ pub static FAMILIES: &[Family] = &[
         parts: &[LLAVA_TOWER, LLAVA_PROJECTOR],
         image: Some(towers::llava_image),
         ..wrapper("llava", "LLaVA", &[LLAVA_INERT])
+    },
+    // Granite 4 Vision: LLaVA-NeXT's layout under `model.` around its Granite language model
+    // (the head beside it), CLIP's or SigLIP's tower, the row-end feature, and window Q-Former
+    // projectors in place of LLaVA's: one per deep-stack pair and four for spatial offsets.
+    Family {
+        text: Some("granite4_vision_text"),
+        tie: Tie::Wrapper(false),
+        wrap: HfWrap::Nested,
+        parts: &[
+            tower(
+                "vision tower",
+                "model.vision_tower.",
+                towers::granite4_vision_tower,
+            ),
+            tower(
+                "image newline",
+                "model.image_newline",
+                towers::granite4_vision_newline,
+            ),
+            tower(
+                "deep-stack projectors",
+                "model.layerwise_projectors.",
+                towers::granite4_vision_layerwise,
+            ),
+            tower(
+                "spatial projectors",
+                "model.spatial_projectors.",
+                towers::granite4_vision_spatial,
+            ),
+        ],
+        ..wrapper(
+            "granite4_vision",
+            "Granite 4 Vision",
+            &[
+                LLAVA_INERT,
+                &[
+                    "image_grid_pinpoints",
+                    "qformer_config",
+                    "downsample_rate",
+                    "deepstack_layer_map",
+                    "spatial_vision_layer",
+                    "spatial_target_layers",
+                    "projector_dropout",
+                ],
+            ],
+        )
     },
     // Ovis2: a language model (Qwen2's by default) under `model.language_model.` and the head
     // beside it, its visual tokenizer under `model.vision_tower.` and the table its visual tokens

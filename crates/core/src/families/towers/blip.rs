@@ -117,8 +117,24 @@ fn qformer(top: &Config, b: Blip) -> Result<Option<Vec<TowerBlock>>> {
         n.step("query norm").layer_norm("layernorm", h);
     }
     let l = "encoder.layer.{i}";
-    let step = n
-        .layers("Q-Former layer", layers as u128)
+    let step = n.layers("Q-Former layer", layers as u128);
+    qformer_self(step, l, h, inter, text);
+    // Layer i cross-attends where i % cross_attention_frequency is 0 (`size` keeps it above 0).
+    let crossing = crate::layers::LayerSet::from_fn(layers, |i| i % every == 0);
+    qformer_cross(n.some_layers("cross-attention", crossing), l, h, enc);
+    n.done(top, "qformer_config")
+}
+
+/// A Q-Former layer at `l`, `h` wide: its self-attention (biased query, key, value and output
+/// maps, a LayerNorm after) and the queries' MLP, and where `text` the text MLP too.
+pub(super) fn qformer_self<'n>(
+    step: Step<'n>,
+    l: &str,
+    h: u128,
+    inter: u128,
+    text: bool,
+) -> Step<'n> {
+    let step = step
         .linear(&format!("{l}.attention.attention.query"), h, h, true)
         .linear(&format!("{l}.attention.attention.key"), h, h, true)
         .linear(&format!("{l}.attention.attention.value"), h, h, true)
@@ -127,20 +143,22 @@ fn qformer(top: &Config, b: Blip) -> Result<Option<Vec<TowerBlock>>> {
         .linear(&format!("{l}.intermediate_query.dense"), inter, h, true)
         .linear(&format!("{l}.output_query.dense"), h, inter, true)
         .layer_norm(&format!("{l}.output_query.LayerNorm"), h);
-    if text {
-        step.linear(&format!("{l}.intermediate.dense"), inter, h, true)
+    match text {
+        true => step
+            .linear(&format!("{l}.intermediate.dense"), inter, h, true)
             .linear(&format!("{l}.output.dense"), h, inter, true)
-            .layer_norm(&format!("{l}.output.LayerNorm"), h);
+            .layer_norm(&format!("{l}.output.LayerNorm"), h),
+        false => step,
     }
-    // Layer i cross-attends where i % cross_attention_frequency is 0 (`size` keeps it above 0).
-    let crossing = crate::layers::LayerSet::from_fn(layers, |i| i % every == 0);
-    n.some_layers("cross-attention", crossing)
-        .linear(&format!("{l}.crossattention.attention.query"), h, h, true)
+}
+
+/// A Q-Former layer's cross-attention at `l` to features `enc` wide.
+pub(super) fn qformer_cross<'n>(step: Step<'n>, l: &str, h: u128, enc: u128) -> Step<'n> {
+    step.linear(&format!("{l}.crossattention.attention.query"), h, h, true)
         .linear(&format!("{l}.crossattention.attention.key"), h, enc, true)
         .linear(&format!("{l}.crossattention.attention.value"), h, enc, true)
         .linear(&format!("{l}.crossattention.output.dense"), h, h, true)
-        .layer_norm(&format!("{l}.crossattention.output.LayerNorm"), h);
-    n.done(top, "qformer_config")
+        .layer_norm(&format!("{l}.crossattention.output.LayerNorm"), h)
 }
 
 /// The learned queries the Q-Former starts from (`num_query_tokens` of its width); the part's
