@@ -538,16 +538,7 @@ def unseen_paddleocr_vl(rng):
               "num_channels": 3}
     raw = {"model_type": "paddleocr_vl", "architectures": [ARCHITECTURES["paddleocr_vl"]], "vision_config": vision,
            "image_token_id": 95, "video_token_id": 96}
-    if rng.random() < 0.35:
-        text["model_type"] = "paddleocr_vl_text"
-        if rng.random() < 0.5:
-            text["tie_word_embeddings"] = rng.random() < 0.5
-        raw["text_config"] = text
-    else:
-        raw.update(text)
-    if rng.random() < 0.7:
-        raw["tie_word_embeddings"] = rng.random() < 0.5
-    return raw
+    return text_flat_or_nested(rng, raw, text, "paddleocr_vl_text")
 
 
 def unseen_deepseek_v4(rng):
@@ -799,8 +790,15 @@ def unseen_qwen2_vl(rng, model_type):
         vision.pop("hidden_size" if model_type == "qwen2_vl" else "out_hidden_size")  # the class default
     raw = {"model_type": model_type, "architectures": [ARCHITECTURES[model_type]], "vision_config": vision,
            "image_token_id": 95, "video_token_id": 96}
+    return text_flat_or_nested(rng, raw, text, f"{model_type}_text")
+
+
+def text_flat_or_nested(rng, raw, text, text_type):
+    """A wrapper whose class reads its language model's keys at the top level or in text_config
+    (Qwen2-VL's): the text keys placed one way or the other, the head tied or not by either
+    flag."""
     if rng.random() < 0.35:
-        text["model_type"] = f"{model_type}_text"
+        text["model_type"] = text_type
         if rng.random() < 0.5:
             text["tie_word_embeddings"] = rng.random() < 0.5
         raw["text_config"] = text

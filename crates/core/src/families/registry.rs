@@ -956,23 +956,8 @@ pub static FAMILIES: &[Family] = &[
         "ernie4_5",
         "ERNIE 4.5",
         LlamaLike {
-            qkv_bias: Bias::Key("use_bias", false),
-            o_bias: Bias::Key("use_bias", false),
-            mlp_bias: Bias::Key("use_bias", false),
             interleaved_rope: true,
-            ..LlamaLike::llama(d(
-                103_424,
-                1024,
-                3072,
-                18,
-                16,
-                Some(2),
-                Some(128),
-                131_072,
-                1e-5,
-                500_000.0,
-                true,
-            ))
+            ..ERNIE4_5
         },
         Some("ernie4_5"),
         &[TRAINING],
@@ -983,23 +968,8 @@ pub static FAMILIES: &[Family] = &[
         "paddleocr_vl_text",
         "PaddleOCR-VL",
         LlamaLike {
-            qkv_bias: Bias::Key("use_bias", false),
-            o_bias: Bias::Key("use_bias", false),
-            mlp_bias: Bias::Key("use_bias", false),
             rope_types: RopeTypes::Mrope,
-            ..LlamaLike::llama(d(
-                103_424,
-                1024,
-                3072,
-                18,
-                16,
-                Some(2),
-                Some(128),
-                131_072,
-                1e-5,
-                500_000.0,
-                true,
-            ))
+            ..ERNIE4_5
         },
         None,
         &[TRAINING, MROPE_SECTIONS],
@@ -3607,22 +3577,17 @@ pub static FAMILIES: &[Family] = &[
         ..wrapper(
             "qwen2_5_omni_thinker",
             "Qwen2.5-Omni",
-            &[&[
-                "initializer_range",
-                "vision_config",
-                "audio_config",
-                "image_token_index",
-                "video_token_index",
-                "audio_token_index",
-                "image_token_id",
-                "video_token_id",
-                "audio_token_id",
-                "audio_start_token_id",
-                "audio_end_token_id",
-                "user_token_id",
-                "position_id_per_seconds",
-                "seconds_per_chunk",
-            ]],
+            &[
+                OMNI_THINKER,
+                &[
+                    // Its class's attribute_map aliases of the ids.
+                    "image_token_index",
+                    "video_token_index",
+                    "audio_token_index",
+                    "audio_end_token_id",
+                    "seconds_per_chunk",
+                ],
+            ],
         )
     },
     // Qwen3-Omni's thinker (the part that reads text, images and audio and writes text): its
@@ -3636,21 +3601,7 @@ pub static FAMILIES: &[Family] = &[
             tower("vision tower", "visual.", towers::qwen3_omni_vision),
             tower("audio tower", "audio_tower.", towers::qwen3_omni_audio),
         ],
-        ..wrapper(
-            "qwen3_omni_moe_thinker",
-            "Qwen3-Omni",
-            &[&[
-                "initializer_range",
-                "vision_config",
-                "audio_config",
-                "image_token_id",
-                "video_token_id",
-                "audio_token_id",
-                "audio_start_token_id",
-                "user_token_id",
-                "position_id_per_seconds",
-            ]],
-        )
+        ..wrapper("qwen3_omni_moe_thinker", "Qwen3-Omni", &[OMNI_THINKER])
     },
     // HyperCLOVA X Vision v2: a HyperCLOVA X language model under `model.language_model.`, its
     // head there too (tied by the wrapper's flag), Qwen2.5-VL's vision tower and one projection.
@@ -6080,6 +6031,40 @@ const GLM4V_WRAPPER: &[&[&str]] = &[&[
     "video_start_token_id",
     "video_end_token_id",
 ]];
+
+/// ERNIE 4.5's layers at its class's defaults: one `use_bias` flag for every projection.
+const ERNIE4_5: LlamaLike = LlamaLike {
+    qkv_bias: Bias::Key("use_bias", false),
+    o_bias: Bias::Key("use_bias", false),
+    mlp_bias: Bias::Key("use_bias", false),
+    ..LlamaLike::llama(d(
+        103_424,
+        1024,
+        3072,
+        18,
+        16,
+        Some(2),
+        Some(128),
+        131_072,
+        1e-5,
+        500_000.0,
+        true,
+    ))
+};
+
+/// The Qwen Omni thinkers' keys beside their language model: the towers' configs, the
+/// placeholder ids and the audio's positions per second.
+const OMNI_THINKER: &[&str] = &[
+    "initializer_range",
+    "vision_config",
+    "audio_config",
+    "image_token_id",
+    "video_token_id",
+    "audio_token_id",
+    "audio_start_token_id",
+    "user_token_id",
+    "position_id_per_seconds",
+];
 
 /// HY v4's keys its class overwrites or reads only in training.
 const HY_V4_UNREAD: &[&[&str]] = &[

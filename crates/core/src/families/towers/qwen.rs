@@ -538,16 +538,7 @@ pub fn qwen3_omni_audio(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
         .linear_shaped("conv2d2", &[c, c, 3, 3], true)
         .linear_shaped("conv2d3", &[c, c, 3, 3], true)
         .linear("conv_out", d, c * bins, false);
-    let l = "layers.{i}";
-    n.layers("encoder layer", size(&a, "encoder_layers", 32)? as u128)
-        .layer_norm(&format!("{l}.self_attn_layer_norm"), d)
-        .linear(&format!("{l}.self_attn.q_proj"), d, d, true)
-        .linear(&format!("{l}.self_attn.k_proj"), d, d, true)
-        .linear(&format!("{l}.self_attn.v_proj"), d, d, true)
-        .linear(&format!("{l}.self_attn.out_proj"), d, d, true)
-        .layer_norm(&format!("{l}.final_layer_norm"), d)
-        .linear(&format!("{l}.fc1"), f, d, true)
-        .linear(&format!("{l}.fc2"), d, f, true);
+    whisper_layers(&mut n, &a, d, f, true)?;
     n.step("projector")
         .layer_norm("ln_post", d)
         .linear("proj1", d, d, true)
@@ -597,25 +588,38 @@ pub fn qwen2_5_omni_audio(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
     let f = size(&a, "encoder_ffn_dim", 5120)? as u128;
     let mel = size(&a, "num_mel_bins", 128)? as u128;
     let out = size(&a, "output_dim", 3584)? as u128;
-    let l = "layers.{i}";
     let mut n = Named::default();
     n.step("convolutions")
         .linear_shaped("conv1", &[d, mel, 3], true)
         .linear_shaped("conv2", &[d, d, 3], true);
-    n.layers("encoder layer", size(&a, "encoder_layers", 32)? as u128)
-        .layer_norm(&format!("{l}.self_attn_layer_norm"), d)
-        .linear(&format!("{l}.self_attn.q_proj"), d, d, true)
-        .linear(&format!("{l}.self_attn.k_proj"), d, d, false)
-        .linear(&format!("{l}.self_attn.v_proj"), d, d, true)
-        .linear(&format!("{l}.self_attn.out_proj"), d, d, true)
-        .layer_norm(&format!("{l}.final_layer_norm"), d)
-        .linear(&format!("{l}.fc1"), f, d, true)
-        .linear(&format!("{l}.fc2"), d, f, true);
+    whisper_layers(&mut n, &a, d, f, false)?;
     n.step("projector")
         .layer_norm("ln_post", d)
         .linear("proj", out, d, true)
         .t("audio_bos_eos_token.weight", &[2, out]);
     n.done(top, "audio_config")
+}
+
+/// The Qwen Omni audio encoders' layers (Whisper's): LayerNorms, the attention's biased maps
+/// (the keys' biased where `key_bias`) and a biased two-layer MLP `f` wide.
+fn whisper_layers(
+    n: &mut Named,
+    a: &Option<Config>,
+    d: u128,
+    f: u128,
+    key_bias: bool,
+) -> Result<()> {
+    let l = "layers.{i}";
+    n.layers("encoder layer", size(a, "encoder_layers", 32)? as u128)
+        .layer_norm(&format!("{l}.self_attn_layer_norm"), d)
+        .linear(&format!("{l}.self_attn.q_proj"), d, d, true)
+        .linear(&format!("{l}.self_attn.k_proj"), d, d, key_bias)
+        .linear(&format!("{l}.self_attn.v_proj"), d, d, true)
+        .linear(&format!("{l}.self_attn.out_proj"), d, d, true)
+        .layer_norm(&format!("{l}.final_layer_norm"), d)
+        .linear(&format!("{l}.fc1"), f, d, true)
+        .linear(&format!("{l}.fc2"), d, f, true);
+    Ok(())
 }
 
 /// The Qwen Omni audio encoders' attribute_map.
