@@ -15,9 +15,12 @@ use crate::spec::*;
 
 mod hybrid;
 pub(crate) mod layers;
+mod scales;
 use hybrid::{conv_type, conv_types};
 pub use hybrid::{Hybrid, HybridLayers, HybridMixer, TypePattern};
 use layers::{cross_attention_layers, experts, llama4_scaling, null_type_rope, rope_layers, spans};
+use scales::ntk_alpha;
+pub use scales::{Multipliers, Mup};
 
 /// A config class's defaults for the fields every family reads.
 #[derive(Debug, Clone, Copy)]
@@ -180,37 +183,6 @@ pub struct Routed {
     pub scaling: Option<(&'static str, f64)>,
     /// A key naming the scoring, its default and each name's `Scoring`; otherwise `scoring`.
     pub scoring_key: Option<(&'static str, &'static str, ScoringNames)>,
-}
-
-/// Which μP multipliers a family reads.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Mup {
-    /// Granite's: `embedding_multiplier`, `residual_multiplier`, `attention_multiplier` (the
-    /// score scale in place of 1/√head_dim) and `logits_scaling` (a divisor), each its class's
-    /// default where absent.
-    Granite(Multipliers),
-    /// HyperCLOVA X's: Granite's keys, but `logits_scaling` multiplies and a missing or null
-    /// `attention_multiplier` is 1/√head_dim.
-    HyperClovax,
-}
-
-/// A μP class's defaults for its four multipliers.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Multipliers {
-    pub embedding: f64,
-    pub residual: f64,
-    pub attention: f64,
-    pub logits: f64,
-}
-
-impl Multipliers {
-    /// Granite's own: every multiplier 1.
-    pub const ONE: Multipliers = Multipliers {
-        embedding: 1.0,
-        residual: 1.0,
-        attention: 1.0,
-        logits: 1.0,
-    };
 }
 
 /// How a family says which layers have experts.
@@ -1301,36 +1273,10 @@ pub fn load(
             ));
         }
     }
-    let (mut embed_mult, mut residual_mult, mut logits_mult) = (1.0, 1.0, 1.0);
-    if let Some(mup) = f.multipliers {
-        let check = |key: &str, v: f64| -> Result<f64> {
-            if v.is_finite() && v != 0.0 {
-                Ok(v)
-            } else {
-                Err(cfg.err(key, format!("is {v}; it must be a finite, non-zero number")))
-            }
-        };
-        let m = match mup {
-            Mup::Granite(m) => m,
-            Mup::HyperClovax => Multipliers::ONE,
-        };
-        let finite = |key: &str, default: f64| check(key, cfg.float(key, default)?);
-        embed_mult = finite("embedding_multiplier", m.embedding)?;
-        residual_mult = finite("residual_multiplier", m.residual)?;
-        attn.scale_dim = 1.0;
-        attn.scale_mult = match mup {
-            Mup::Granite(_) => finite("attention_multiplier", m.attention)?,
-            Mup::HyperClovax => match cfg.opt_float("attention_multiplier")? {
-                Some(v) => check("attention_multiplier", v)?,
-                None => 1.0 / (head_dim as f64).sqrt(),
-            },
-        };
-        let scaling = finite("logits_scaling", m.logits)?;
-        logits_mult = match mup {
-            Mup::Granite(_) => 1.0 / scaling,
-            Mup::HyperClovax => scaling,
-        };
-    }
+    let (embed_mult, residual_mult, mut logits_mult) = match f.multipliers {
+        Some(mup) => scales::mup(cfg, mup, head_dim, &mut attn)?,
+        None => (1.0, 1.0, 1.0),
+    };
     if let Some((key, default)) = f.logit_scale {
         logits_mult = cfg.float(key, default)?;
         if !logits_mult.is_finite() || logits_mult == 0.0 {
@@ -1506,50 +1452,4 @@ pub fn load(
         spec.tied = false;
     }
     Ok(spec)
-}
-
-/// HunYuan's NTK-alpha: the `alpha` of a `dynamic` (or HunyuanOCR's `xdrope`) RoPE dict, where
-/// it is set and not zero (the class tests it for truth). The dict's YaRN-style keys beside it
-/// (`beta_fast`, `mscale` …) are what its config class leaves unvalidated and its rotary
-/// embedding never reads.
-fn ntk_alpha(cfg: &Config, head_dim: u64) -> Result<Option<f64>> {
-    let (key, p) = match cfg.sub("rope_parameters")? {
-        Some(p) => ("rope_parameters", p),
-        None => match cfg.sub("rope_scaling")? {
-            Some(p) => ("rope_scaling", p),
-            None => return Ok(None),
-        },
-    };
-    let kind = match p.opt_string("rope_type")? {
-        Some(k) => k,
-        None => p.string("type", "default")?,
-    };
-    if !matches!(kind.as_str(), "dynamic" | "xdrope") {
-        return Ok(None);
-    }
-    let Some(alpha) = p.opt_float("alpha")?.filter(|a| *a != 0.0) else {
-        return Ok(None);
-    };
-    if !(alpha > 0.0 && alpha.is_finite()) {
-        return Err(p.err(
-            "alpha",
-            format!("is {alpha}; NTK-alpha RoPE needs a positive number"),
-        ));
-    }
-    if head_dim <= 2 {
-        return Err(cfg.err(
-            "head_dim",
-            format!("is {head_dim}; {key}.alpha stretches the base by alpha ** (head_dim / (head_dim - 2)), which needs a head_dim above 2"),
-        ));
-    }
-    for unread in [
-        "factor",
-        "beta_fast",
-        "beta_slow",
-        "mscale",
-        "mscale_all_dim",
-    ] {
-        p.get(unread);
-    }
-    Ok(Some(alpha))
 }
