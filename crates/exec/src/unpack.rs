@@ -476,19 +476,49 @@ pub fn unpack(
 /// where they hold it, else its values as the format's reference dequantizes them.
 trait OwnMatrix {
     fn size(&self) -> (usize, usize);
-    fn blocks(&self) -> Option<QLinear>;
-    fn values(&self) -> Vec<f32>;
+    /// The matrix in `qlinear`'s blocks, where they hold it.
+    fn held(&self) -> Option<QLinear>;
+    /// Its values as the format's reference dequantizes them.
+    fn dequantize(&self) -> Vec<f32>;
 }
 
 impl OwnMatrix for Nvfp4 {
     fn size(&self) -> (usize, usize) {
         (self.out, self.inp)
     }
-    fn blocks(&self) -> Option<QLinear> {
-        self.held()
+
+    /// As stored, for `qlinear`: each 32 inputs a block of the two scales' bytes and the codes
+    /// in MXFP4's order, the global scale the weight's own; where the rows are whole blocks.
+    fn held(&self) -> Option<QLinear> {
+        if !self.inp.is_multiple_of(32) {
+            return None;
+        }
+        let mut data = Vec::with_capacity(self.out * self.inp / 32 * Block::Nvfp4.bytes());
+        for o in 0..self.out {
+            for k in 0..self.inp / 32 {
+                for h in 0..2 {
+                    data.push(to_e4m3(self.scales[o * (self.inp / 16) + 2 * k + h])?);
+                }
+                let code = |t: usize| self.code(o, 32 * k + t);
+                data.extend((0..16).map(|t| code(t) | code(t + 16) << 4));
+            }
+        }
+        let q = QLinear::new(Block::Nvfp4, data, self.out, self.inp).ok()?;
+        Some(q.scaled(1.0 / self.global))
     }
-    fn values(&self) -> Vec<f32> {
-        self.dequantize()
+
+    /// As `NVFP4PackedCompressor.decompress` computes it, the product rounded to bf16 as the
+    /// reference's is.
+    fn dequantize(&self) -> Vec<f32> {
+        (0..self.out * self.inp)
+            .map(|j| {
+                let (o, i) = (j / self.inp, j % self.inp);
+                let c = self.code(o, i);
+                let v = E2M1[(c & 7) as usize] * if c & 8 != 0 { -1.0 } else { 1.0 };
+                let scale = self.scales[o * (self.inp / 16) + i / 16];
+                half::bf16::from_f32(v * (scale / self.global)).to_f32()
+            })
+            .collect()
     }
 }
 
@@ -496,11 +526,46 @@ impl OwnMatrix for Book {
     fn size(&self) -> (usize, usize) {
         (self.out, self.inp)
     }
-    fn blocks(&self) -> Option<QLinear> {
-        self.held()
+
+    /// As stored, for `qlinear`: NF4 or FP4 blocks of 32 (the book's levels rounded to
+    /// integers, `NF4_LEVELS` or `FP4_LEVELS` times `top`), d = absmax / top in f16 relative to
+    /// the largest absmax, which the weight's own scale restores (so that small blocks keep
+    /// f16's precision). Only where the file's book rounds to those levels and a row is whole
+    /// blocks of a multiple of 32 values.
+    fn held(&self) -> Option<QLinear> {
+        let (block, top) = match self.fp4 {
+            true => (Block::Fp4, 120.0),
+            false => (Block::Nf4, 127.0),
+        };
+        let levels = block.levels()?;
+        let book_fits =
+            (self.book.iter().zip(levels)).all(|(&b, &l)| (b * top - l as f32).abs() <= 0.5);
+        let runs = self.blocksize.is_multiple_of(32) && self.inp.is_multiple_of(self.blocksize);
+        if !book_fits || !runs {
+            return None;
+        }
+        let unit = self.absmax.iter().fold(0f32, |m, a| m.max(a.abs())) / top;
+        let unit = if unit > 0.0 && unit.is_finite() {
+            unit
+        } else {
+            1.0
+        };
+        let mut data = Vec::with_capacity(self.out * self.inp / 32 * block.bytes());
+        for start in (0..self.out * self.inp).step_by(32) {
+            let d = self.absmax[start / self.blocksize] / top / unit;
+            data.extend(half::f16::from_f32(d).to_le_bytes());
+            let code = |t: usize| self.code(start + t) as u8;
+            data.extend((0..16).map(|t| code(t) | code(t + 16) << 4));
+        }
+        let q = QLinear::new(block, data, self.out, self.inp).ok()?;
+        Some(q.scaled(unit))
     }
-    fn values(&self) -> Vec<f32> {
-        self.dequantize()
+
+    /// As `dequantize_4bit` computes it.
+    fn dequantize(&self) -> Vec<f32> {
+        (0..self.out * self.inp)
+            .map(|j| self.book[self.code(j)] * self.absmax[j / self.blocksize])
+            .collect()
     }
 }
 
@@ -513,9 +578,9 @@ fn hold_own(
 ) -> Result<(), Error> {
     let widened = || {
         let (out, inp) = m.size();
-        (out, inp, m.values())
+        (out, inp, m.dequantize())
     };
-    hold(stored, floats, at, || m.blocks().map(Stored::Own), widened)
+    hold(stored, floats, at, || m.held().map(Stored::Own), widened)
 }
 
 /// `module`'s weight held as stored where the loader holds weights so (`stored`) and `held`
@@ -760,7 +825,7 @@ fn mlx(p: &mut Parts, bits: usize, group: usize) -> Result<Codes, Error> {
 
 #[cfg(test)]
 mod tests {
-    use super::{field, Book, Codes, Nvfp4, Scaled};
+    use super::{field, Book, Codes, Nvfp4, OwnMatrix, Scaled};
 
     use crate::qlinear::{Block, QLinear};
     use proptest::prelude::*;
@@ -1128,40 +1193,6 @@ impl Nvfp4 {
             byte >> 4
         }
     }
-
-    /// As `NVFP4PackedCompressor.decompress` computes it, the product rounded to bf16 as the
-    /// reference's is.
-    fn dequantize(&self) -> Vec<f32> {
-        (0..self.out * self.inp)
-            .map(|j| {
-                let (o, i) = (j / self.inp, j % self.inp);
-                let c = self.code(o, i);
-                let v = E2M1[(c & 7) as usize] * if c & 8 != 0 { -1.0 } else { 1.0 };
-                let scale = self.scales[o * (self.inp / 16) + i / 16];
-                half::bf16::from_f32(v * (scale / self.global)).to_f32()
-            })
-            .collect()
-    }
-
-    /// As stored, for `qlinear`: each 32 inputs a block of the two scales' bytes and the codes
-    /// in MXFP4's order, the global scale the weight's own; where the rows are whole blocks.
-    fn held(&self) -> Option<QLinear> {
-        if !self.inp.is_multiple_of(32) {
-            return None;
-        }
-        let mut data = Vec::with_capacity(self.out * self.inp / 32 * Block::Nvfp4.bytes());
-        for o in 0..self.out {
-            for k in 0..self.inp / 32 {
-                for h in 0..2 {
-                    data.push(to_e4m3(self.scales[o * (self.inp / 16) + 2 * k + h])?);
-                }
-                let code = |t: usize| self.code(o, 32 * k + t);
-                data.extend((0..16).map(|t| code(t) | code(t + 16) << 4));
-            }
-        }
-        let q = QLinear::new(Block::Nvfp4, data, self.out, self.inp).ok()?;
-        Some(q.scaled(1.0 / self.global))
-    }
 }
 
 /// A matrix stored in 8 bits beside its scales, each scale covering a block of rows and
@@ -1295,47 +1326,6 @@ impl Book {
     fn code(&self, j: usize) -> usize {
         let byte = self.bytes[j / 2];
         (if j.is_multiple_of(2) { byte >> 4 } else { byte } & 15) as usize
-    }
-
-    /// As `dequantize_4bit` computes it.
-    fn dequantize(&self) -> Vec<f32> {
-        (0..self.out * self.inp)
-            .map(|j| self.book[self.code(j)] * self.absmax[j / self.blocksize])
-            .collect()
-    }
-
-    /// As stored, for `qlinear`: NF4 or FP4 blocks of 32 (the book's levels rounded to
-    /// integers, `NF4_LEVELS` or `FP4_LEVELS` times `top`), d = absmax / top in f16 relative to
-    /// the largest absmax, which the weight's own scale restores (so that small blocks keep
-    /// f16's precision). Only where the file's book rounds to those levels and a row is whole
-    /// blocks of a multiple of 32 values.
-    fn held(&self) -> Option<QLinear> {
-        let (block, top) = match self.fp4 {
-            true => (Block::Fp4, 120.0),
-            false => (Block::Nf4, 127.0),
-        };
-        let levels = block.levels()?;
-        let book_fits =
-            (self.book.iter().zip(levels)).all(|(&b, &l)| (b * top - l as f32).abs() <= 0.5);
-        let runs = self.blocksize.is_multiple_of(32) && self.inp.is_multiple_of(self.blocksize);
-        if !book_fits || !runs {
-            return None;
-        }
-        let unit = self.absmax.iter().fold(0f32, |m, a| m.max(a.abs())) / top;
-        let unit = if unit > 0.0 && unit.is_finite() {
-            unit
-        } else {
-            1.0
-        };
-        let mut data = Vec::with_capacity(self.out * self.inp / 32 * block.bytes());
-        for start in (0..self.out * self.inp).step_by(32) {
-            let d = self.absmax[start / self.blocksize] / top / unit;
-            data.extend(half::f16::from_f32(d).to_le_bytes());
-            let code = |t: usize| self.code(start + t) as u8;
-            data.extend((0..16).map(|t| code(t) | code(t + 16) << 4));
-        }
-        let q = QLinear::new(block, data, self.out, self.inp).ok()?;
-        Some(q.scaled(unit))
     }
 }
 
