@@ -230,11 +230,8 @@ pub fn load(file: &str, value: &Value, name: &str, lenient: bool) -> Result<Spec
         spec.tied = match row.tie {
             registry::Tie::Text => spec.tied,
             registry::Tie::Wrapper(default) => top.flag("tie_word_embeddings", default)?,
-            registry::Tie::Either(default) => {
-                top.flag("tie_word_embeddings", default)? || spec.tied
-            }
             registry::Tie::EitherNested(default) if flat => default || spec.tied,
-            registry::Tie::EitherNested(default) => {
+            registry::Tie::Either(default) | registry::Tie::EitherNested(default) => {
                 top.flag("tie_word_embeddings", default)? || spec.tied
             }
         };

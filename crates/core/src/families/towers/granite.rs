@@ -82,10 +82,12 @@ fn docling<'a>(top: &Config<'a>) -> Result<Option<Vit<'a>>> {
     vit(top, &["granite_docling_vision"], (512, 16, 768, 3072, 12))
 }
 
+/// CLIPVisionConfig's defaults, which Granite 4 Vision's class builds its tower of.
+const CLIP: VitDefaults = (224, 32, 768, 3072, 12);
+
 /// Granite 4 Vision's vision tower: CLIP's vision model (its class's default) or SigLIP's
 /// (with its pooling head where `vision_use_head`).
 pub fn granite4_vision_tower(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
-    const CLIP: VitDefaults = (224, 32, 768, 3072, 12);
     if let Some(t) = vit(top, &["clip_vision_model"], CLIP)? {
         return t.clip_named().done(top, "vision_config");
     }
@@ -173,7 +175,7 @@ fn window_qformers(top: &Config, title: &str, count: u128) -> Result<Option<Vec<
 
 /// The width of Granite 4 Vision's tower (CLIP's or SigLIP's), which its Q-Formers take.
 fn granite4_width(top: &Config) -> Result<Option<u128>> {
-    if let Some(t) = vit(top, &["clip_vision_model"], (224, 32, 768, 3072, 12))? {
+    if let Some(t) = vit(top, &["clip_vision_model"], CLIP)? {
         return Ok(Some(t.hidden));
     }
     Ok(siglip(top)?.map(|s| s.hidden))
