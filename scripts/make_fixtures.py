@@ -853,16 +853,21 @@ def unseen_qwen3_vl(rng):
     text["model_type"] = "qwen3_vl_text"
     text["rope_scaling"] = {"mrope_interleaved": True, "mrope_section": [2, 1, 1], "rope_type": "default"}
     text["rope_theta"] = 5000000
-    depth = rng.randint(1, 3)
-    vision = {"model_type": "qwen3_vl", "depth": depth, "hidden_size": rng.choice([32, 64]),
-              "intermediate_size": rng.choice([48, 96]), "num_heads": 4,
-              "num_position_embeddings": rng.choice([16, 64]), "out_hidden_size": text["hidden_size"],
-              "patch_size": 16, "spatial_merge_size": rng.choice([1, 2]), "temporal_patch_size": 2,
-              "deepstack_visual_indexes": list(range(rng.randint(0, min(depth, 2))))}
+    vision = qwen3_vl_vision(rng, "qwen3_vl", rng.randint(1, 3), text["hidden_size"], 2)
     if rng.random() < 0.3:
         del vision["deepstack_visual_indexes"]  # the class's three
     return {"model_type": "qwen3_vl", "architectures": ["Qwen3VLForConditionalGeneration"], "text_config": text,
             "vision_config": vision, "tie_word_embeddings": rng.random() < 0.5}
+
+
+def qwen3_vl_vision(rng, kind, depth, out, stacked):
+    """A small Qwen3-VL tower `depth` blocks deep into `out`, with up to `stacked` (and `depth`)
+    deep-stack mergers."""
+    return {"model_type": kind, "depth": depth, "hidden_size": rng.choice([32, 64]),
+            "intermediate_size": rng.choice([48, 96]), "num_heads": 4,
+            "num_position_embeddings": rng.choice([16, 64]), "out_hidden_size": out,
+            "patch_size": 16, "spatial_merge_size": rng.choice([1, 2]), "temporal_patch_size": 2,
+            "deepstack_visual_indexes": list(range(rng.randint(0, min(depth, stacked))))}
 
 
 def unseen_cohere_compass(rng):
@@ -881,12 +886,7 @@ def unseen_cohere_compass(rng):
             "layer_types": types, "rope_parameters": rope}
     if rng.random() < 0.5:
         text["logit_scale"] = 0.25
-    depth = rng.randint(1, 2)
-    vision = {"model_type": "cohere_compass_vision", "depth": depth, "hidden_size": rng.choice([32, 64]),
-              "intermediate_size": rng.choice([48, 96]), "num_heads": 4,
-              "num_position_embeddings": rng.choice([16, 64]), "out_hidden_size": text["hidden_size"],
-              "patch_size": 16, "spatial_merge_size": rng.choice([1, 2]), "temporal_patch_size": 2,
-              "deepstack_visual_indexes": list(range(rng.randint(0, depth)))}
+    vision = qwen3_vl_vision(rng, "cohere_compass_vision", rng.randint(1, 2), text["hidden_size"], 2)
     return {"model_type": "cohere_compass", "architectures": [ARCHITECTURES["cohere_compass"]], "text_config": text,
             "vision_config": vision, "tie_word_embeddings": rng.random() < 0.5}
 

@@ -795,7 +795,7 @@ pub fn load(
     }
     let alpha = match f.rope_types {
         RopeTypes::HunYuan | RopeTypes::HunYuanVl => ntk_alpha(cfg, head_dim)?,
-        _ => None,
+        RopeTypes::Shared | RopeTypes::Phi3 | RopeTypes::Mrope => None,
     };
     let mut rope_defaults = RopeDefaults {
         theta_key: f.theta_key,

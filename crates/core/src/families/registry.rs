@@ -3449,48 +3449,44 @@ pub static FAMILIES: &[Family] = &[
     // `text_config`), its tensors under `model.` and the head beside them, the vision tower
     // under `visual.`; tied by the wrapper's flag or the language model's.
     Family {
-        text: Some("qwen2_vl_text"),
-        text_at_top: true,
-        tie: Tie::Either(false),
-        wrap: HfWrap::None,
-        parts: &[tower("vision tower", "visual.", towers::qwen2_vl_vision)],
         image: Some(towers::qwen2_vl_image),
-        ..wrapper("qwen2_vl", "Qwen2-VL", QWEN_VL_WRAPPER)
+        ..flat_wrapper(
+            ("qwen2_vl", "Qwen2-VL", "qwen2_vl_text"),
+            Tie::Either(false),
+            &[tower("vision tower", "visual.", towers::qwen2_vl_vision)],
+            QWEN_VL_WRAPPER,
+        )
     },
     Family {
-        text: Some("qwen2_5_vl_text"),
-        text_at_top: true,
-        tie: Tie::Either(false),
-        wrap: HfWrap::None,
-        parts: &[tower("vision tower", "visual.", towers::qwen2_5_vl_vision)],
         image: Some(towers::qwen2_5_vl_image),
-        ..wrapper("qwen2_5_vl", "Qwen2.5-VL", QWEN_VL_WRAPPER)
+        ..flat_wrapper(
+            ("qwen2_5_vl", "Qwen2.5-VL", "qwen2_5_vl_text"),
+            Tie::Either(false),
+            &[tower("vision tower", "visual.", towers::qwen2_5_vl_vision)],
+            QWEN_VL_WRAPPER,
+        )
     },
     // HunyuanOCR as published: its language model's keys at the top level (or in
     // `text_config`), its tensors under `model.` and the head beside them (tied by default, and
     // always where the keys are at the top level), the vision tower under `vit.`.
-    Family {
-        text: Some("hunyuan_vl_text"),
-        text_at_top: true,
-        tie: Tie::EitherNested(true),
-        wrap: HfWrap::None,
-        parts: &[tower("vision tower", "vit.", towers::hunyuan_vl_vision)],
-        ..wrapper("hunyuan_vl", "HunyuanOCR", HUNYUAN_VL_WRAPPER)
-    },
+    flat_wrapper(
+        ("hunyuan_vl", "HunyuanOCR", "hunyuan_vl_text"),
+        Tie::EitherNested(true),
+        &[tower("vision tower", "vit.", towers::hunyuan_vl_vision)],
+        HUNYUAN_VL_WRAPPER,
+    ),
     // PaddleOCR-VL as published: its language model's keys at the top level (or in
     // `text_config`), its tensors under `model.` and the head beside them, the vision tower
     // under `visual.` and the projector under `mlp_AR.`.
-    Family {
-        text: Some("paddleocr_vl_text"),
-        text_at_top: true,
-        tie: Tie::Either(true),
-        wrap: HfWrap::None,
-        parts: &[
+    flat_wrapper(
+        ("paddleocr_vl", "PaddleOCR-VL", "paddleocr_vl_text"),
+        Tie::Either(true),
+        &[
             tower("vision tower", "visual.", towers::paddleocr_vl_vision),
             tower("projector", "mlp_AR.", towers::paddleocr_vl_projector),
         ],
-        ..wrapper("paddleocr_vl", "PaddleOCR-VL", QWEN_VL_WRAPPER)
-    },
+        QWEN_VL_WRAPPER,
+    ),
     // HY v4 VL as published: its language model under `model.` (HY v4's names) and the head
     // beside it, tied by the wrapper's flag alone; the vision tower under `vit.`.
     Family {
@@ -6382,6 +6378,25 @@ const fn idefics3_like(model_type: &'static str, name: &'static str) -> Family {
         },
         parts: IDEFICS3_PARTS,
         ..wrapper(model_type, name, IDEFICS3_INERT)
+    }
+}
+
+/// A wrapper whose config may hold its language model's keys at the top level (Qwen2-VL's
+/// published form) or in `text_config`: `(model_type, name, text type)`, its language model's
+/// tensors under `model.` and the head beside them.
+const fn flat_wrapper(
+    (model_type, name, text): (&'static str, &'static str, &'static str),
+    tie: Tie,
+    parts: &'static [Part],
+    inert: &'static [&'static [&'static str]],
+) -> Family {
+    Family {
+        text: Some(text),
+        text_at_top: true,
+        tie,
+        wrap: HfWrap::None,
+        parts,
+        ..wrapper(model_type, name, inert)
     }
 }
 

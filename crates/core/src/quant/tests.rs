@@ -106,9 +106,11 @@ fn gptq_dynamic_patterns_choose_each_modules_packing() {
     let q = Quant::read(&Config::new("c.json", &v).unwrap())
         .unwrap()
         .unwrap();
-    let groups = |m: &str| match q.packing(m, 4096, 4096, false) {
-        Some(Packing::PackedInt { groups, .. }) => Some((groups.bits, groups.group)),
-        _ => None,
+    let groups = |m: &str| {
+        q.packing(m, 4096, 4096, false).map(|p| match p {
+            Packing::PackedInt { groups, .. } => (groups.bits, groups.group),
+            other => panic!("{m}: {other:?}, not GPTQ's packing"),
+        })
     };
     assert_eq!(groups("model.layers.0.mlp.gate"), None);
     assert_eq!(groups("model.layers.0.mlp.up_proj"), Some((8, Some(32))));
@@ -156,9 +158,11 @@ fn auto_round_reads_as_gptq_or_awq() {
             g_idx: false
         })
     );
-    let bits = |m: &str| match packing(m) {
-        Some(Packing::PackedInt { groups, .. }) => Some((groups.bits, groups.group)),
-        _ => None,
+    let bits = |m: &str| {
+        packing(m).map(|p| match p {
+            Packing::PackedInt { groups, .. } => (groups.bits, groups.group),
+            other => panic!("{m}: {other:?}, not GPTQ's packing"),
+        })
     };
     assert_eq!(bits("model.layers.1.mlp.down_proj"), Some((8, Some(32))));
     assert_eq!(bits("model.layers.11.mlp.down_proj"), Some((4, Some(128))));

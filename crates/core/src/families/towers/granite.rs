@@ -88,11 +88,9 @@ const CLIP: VitDefaults = (224, 32, 768, 3072, 12);
 /// Granite 4 Vision's vision tower: CLIP's vision model (its class's default) or SigLIP's
 /// (with its pooling head where `vision_use_head`).
 pub fn granite4_vision_tower(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
-    if let Some(t) = vit(top, &["clip_vision_model"], CLIP)? {
-        return t.clip_named().done(top, "vision_config");
-    }
-    match siglip(top)? {
-        Some(s) => {
+    match granite4_vit(top)? {
+        Some((t, false)) => t.clip_named().done(top, "vision_config"),
+        Some((s, true)) => {
             let head = flag(&s.v, "vision_use_head", true)?;
             s.siglip_named(head).done(top, "vision_config")
         }
@@ -125,9 +123,10 @@ pub fn granite4_vision_spatial(top: &Config) -> Result<Option<Vec<TowerBlock>>> 
 /// gives no `qformer_config`, else Blip2QFormerConfig's defaults for what it leaves out), a
 /// LayerNorm and a biased map into the text width.
 fn window_qformers(top: &Config, title: &str, count: u128) -> Result<Option<Vec<TowerBlock>>> {
-    let Some(d) = granite4_width(top)? else {
+    let Some((t, _)) = granite4_vit(top)? else {
         return Ok(None);
     };
+    let d = t.hidden;
     let rate = top.opt_string("downsample_rate")?.unwrap_or_default();
     let sides: Option<(u128, u128)> = rate
         .split_once('/')
@@ -173,21 +172,18 @@ fn window_qformers(top: &Config, title: &str, count: u128) -> Result<Option<Vec<
     n.done(top, "deepstack_layer_map")
 }
 
-/// The width of Granite 4 Vision's tower (CLIP's or SigLIP's), which its Q-Formers take.
-fn granite4_width(top: &Config) -> Result<Option<u128>> {
+/// Granite 4 Vision's tower: CLIP's (its class's default), or SigLIP's (`true`).
+fn granite4_vit<'a>(top: &Config<'a>) -> Result<Option<(Vit<'a>, bool)>> {
     if let Some(t) = vit(top, &["clip_vision_model"], CLIP)? {
-        return Ok(Some(t.hidden));
+        return Ok(Some((t, false)));
     }
-    Ok(siglip(top)?.map(|s| s.hidden))
+    Ok(siglip(top)?.map(|s| (s, true)))
 }
 
-/// Granite 4 Vision's learned row-end feature (LLaVA-NeXT's), as wide as the language model;
-/// the part's name is the tensor's.
+/// Granite 4 Vision's learned row-end feature (LLaVA-NeXT's), as wide as the language model.
 pub fn granite4_vision_newline(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
-    if granite4_width(top)?.is_none() {
-        return Ok(None);
+    match granite4_vit(top)? {
+        Some(_) => newline(top),
+        None => Ok(None),
     }
-    let mut n = Named::default();
-    n.step("row end").t("", &[text_hidden(top, 4096)? as u128]);
-    n.done(top, "text_config")
 }

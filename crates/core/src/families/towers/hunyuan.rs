@@ -9,7 +9,7 @@ use super::*;
 /// a learned row-end feature there, a biased map into the language model's width, the image's
 /// learned begin, end and separator features, and a last RMSNorm.
 pub fn hunyuan_vl_vision(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
-    let Some((mut n, v)) = vit(top, "hunyuan_vl_vision", (1152, 4304, 27))? else {
+    let Some((mut n, v)) = hunyuan_vit(top, "hunyuan_vl_vision", (1152, 4304, 27))? else {
         return Ok(None);
     };
     let d = size(&v, "hidden_size", 1152)? as u128;
@@ -33,7 +33,7 @@ pub fn hunyuan_vl_vision(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
 /// convolution joining spatial_merge_size² patches into as many times the width, a 1×1
 /// convolution straight to `out_hidden_size` and a learned row-end feature there.
 pub fn hy_v4_vl_vision(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
-    let Some((mut n, v)) = vit(top, "hy_v4_vl_vision", (1536, 6144, 40))? else {
+    let Some((mut n, v)) = hunyuan_vit(top, "hy_v4_vl_vision", (1536, 6144, 40))? else {
         return Ok(None);
     };
     let d = size(&v, "hidden_size", 1536)? as u128;
@@ -52,7 +52,7 @@ pub fn hy_v4_vl_vision(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
 /// (one more, for a class token the forward never uses), SigLIP's encoder layers (LayerNorms, the
 /// attention's four biased maps, a biased two-layer MLP); `None` for another kind, a rectangular
 /// patch or image, or no heads. `defaults`: the class's width, MLP width and depth.
-fn vit<'a>(
+fn hunyuan_vit<'a>(
     top: &Config<'a>,
     kind: &str,
     (width, mlp, depth): (u64, u64, u64),
@@ -75,10 +75,10 @@ fn vit<'a>(
     }
     // A head_dim the vision config gives, else the width over the heads (the attention's
     // getattr).
-    let head = match &v {
-        Some(c) if c.present("head_dim") => c.size("head_dim", None)?,
-        _ => (d / u128::from(heads)) as u64,
-    } as u128;
+    let head = match v.as_ref().filter(|c| c.present("head_dim")) {
+        Some(c) => c.size("head_dim", None)? as u128,
+        None => d / u128::from(heads),
+    };
     let inner = u128::from(heads) * head;
     let channels = size(&v, "num_channels", 3)? as u128;
     let layers = size(&v, "num_hidden_layers", depth)? as u128;

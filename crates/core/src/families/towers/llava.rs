@@ -66,7 +66,7 @@ pub fn onevision_newline(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
 
 /// The learned vector that ends each row of an image's patches, one text width: the part's
 /// name is the tensor's.
-fn newline(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
+pub(super) fn newline(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
     let mut n = Named::default();
     n.step("row end").t("", &[text_hidden(top, 4096)? as u128]);
     n.done(top, "text_config")

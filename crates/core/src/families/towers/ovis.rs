@@ -21,7 +21,7 @@ pub fn ovis2_vision(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
     };
     let (qkv, mlp) = (flag(&v, "qkv_bias", false)?, flag(&v, "mlp_bias", false)?);
     let stride = size(&v, "hidden_stride", 1)? as u128;
-    let words = visual_vocabulary(&v)?;
+    let words = size(&v, "vocab_size", VISUAL_VOCABULARY)?;
     let indicators = size(&v, "num_visual_indicator_tokens", 5)?;
     let Some(heads) = words.checked_sub(indicators).filter(|h| *h > 0) else {
         return Err(top.err(
@@ -68,7 +68,7 @@ pub fn ovis2_visual_table(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
     let Some(v) = vision(top, &["ovis2_vision"])? else {
         return Ok(None);
     };
-    let words = visual_vocabulary(&v)? as u128;
+    let words = size(&v, "vocab_size", VISUAL_VOCABULARY)? as u128;
     let width = top.size("hidden_size", Some(1536))? as u128;
     let mut n = Named::default();
     n.step("visual embedding table")
@@ -76,7 +76,5 @@ pub fn ovis2_visual_table(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
     n.done(top, "hidden_size")
 }
 
-/// The size of Ovis2's visual vocabulary.
-fn visual_vocabulary(v: &Option<Config>) -> Result<u64> {
-    size(v, "vocab_size", 16384)
-}
+/// Ovis2VisionConfig's visual vocabulary.
+const VISUAL_VOCABULARY: u64 = 16384;

@@ -21,18 +21,42 @@ pub(super) enum Mlp {
 /// Qwen's vision blocks: two norms (RMSNorms where `rms`, else LayerNorms), the attention's
 /// fused biased QKV and biased output projection, and the MLP.
 pub(super) fn qwen_blocks(n: &mut Named, d: u128, i: u128, depth: u128, mlp: Mlp, rms: bool) {
-    qwen_blocks_qkv(n, d, 3 * d, i, depth, mlp, rms)
+    qwen_blocks_qkv(n, d, QkvMaps::Fused(3 * d), i, depth, mlp, rms)
 }
 
-/// `qwen_blocks` whose fused QKV is `qkv` wide (EXAONE 4.5's fewer K/V heads).
-fn qwen_blocks_qkv(n: &mut Named, d: u128, qkv: u128, i: u128, depth: u128, mlp: Mlp, rms: bool) {
+/// How a Qwen vision block stores its attention's input maps.
+#[derive(Clone, Copy)]
+enum QkvMaps {
+    /// One fused biased map this wide (EXAONE 4.5's fewer K/V heads make it narrower than 3 × d).
+    Fused(u128),
+    /// Three biased maps, `q`, `k` and `v` (Qwen2.5-Omni's).
+    Separate,
+}
+
+/// `qwen_blocks` whose attention's input maps are `qkv`.
+fn qwen_blocks_qkv(
+    n: &mut Named,
+    d: u128,
+    qkv: QkvMaps,
+    i: u128,
+    depth: u128,
+    mlp: Mlp,
+    rms: bool,
+) {
     let l = "blocks.{i}";
     let step = n
         .layers("vision block", depth)
-        .norm(&format!("{l}.norm1"), d, rms)
-        .linear(&format!("{l}.attn.qkv"), qkv, d, true)
-        .linear(&format!("{l}.attn.proj"), d, d, true)
-        .norm(&format!("{l}.norm2"), d, rms);
+        .norm(&format!("{l}.norm1"), d, rms);
+    let step = match qkv {
+        QkvMaps::Fused(width) => step.linear(&format!("{l}.attn.qkv"), width, d, true),
+        QkvMaps::Separate => step
+            .linear(&format!("{l}.attn.q"), d, d, true)
+            .linear(&format!("{l}.attn.k"), d, d, true)
+            .linear(&format!("{l}.attn.v"), d, d, true),
+    };
+    let step =
+        step.linear(&format!("{l}.attn.proj"), d, d, true)
+            .norm(&format!("{l}.norm2"), d, rms);
     match mlp {
         Mlp::Fc => step.linear(&format!("{l}.mlp.fc1"), i, d, true).linear(
             &format!("{l}.mlp.fc2"),
@@ -363,23 +387,20 @@ pub fn qwen2_5_vl_vision(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
     let Some(v) = depth_vision(top, &["qwen2_5_vl", "qwen2_5_vl_vision"])? else {
         return Ok(None);
     };
-    qwen2_5_tower(top, &v, None)
+    qwen2_5_tower(top, &v, |d| QkvMaps::Fused(3 * d))
 }
 
-/// Qwen2.5-VL's tower of the vision config `v`, its attention's K/V heads as many as its heads,
-/// or `kv` of `heads` where given (EXAONE 4.5's).
+/// Qwen2.5-VL's tower of the vision config `v`, its attention's input maps as `qkv` gives them
+/// for its width (fused over as many K/V heads as heads, EXAONE 4.5's fewer, Qwen2.5-Omni's
+/// three maps).
 fn qwen2_5_tower(
     top: &Config,
     v: &Option<Config>,
-    kv: Option<(u128, u128)>,
+    qkv: impl Fn(u128) -> QkvMaps,
 ) -> Result<Option<Vec<TowerBlock>>> {
     let d = size(v, "hidden_size", 3584)? as u128;
     let Some(conv) = patches(v, 14, d)? else {
         return Ok(None);
-    };
-    let qkv = match kv {
-        Some((heads, kv)) => d + 2 * kv * (d / heads),
-        None => 3 * d,
     };
     let i = size(v, "intermediate_size", 3420)? as u128;
     let out = size(v, "out_hidden_size", 3584)? as u128;
@@ -387,7 +408,7 @@ fn qwen2_5_tower(
     let mut n = Named::default();
     n.step("patch embedding")
         .t("patch_embed.proj.weight", &conv);
-    qwen_blocks_qkv(&mut n, d, qkv, i, depth, Mlp::Gated, true);
+    qwen_blocks_qkv(&mut n, d, qkv(d), i, depth, Mlp::Gated, true);
     qwen2_merger(&mut n, v, d, out, true)?;
     n.done(top, "vision_config")
 }
@@ -521,17 +542,13 @@ fn deepstack_count(v: &Option<Config>) -> Result<u128> {
 /// (LayerNorms, biased attention and MLP; positions a fixed sinusoid, not stored), a last
 /// LayerNorm and two biased maps into `output_dim`.
 pub fn qwen3_omni_audio(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
-    let Some(a) = sub_config(top, "audio_config", &["qwen3_omni_moe_audio_encoder"])? else {
+    let Some(OmniAudio { a, d, f, mel, out }) = omni_audio(top, "qwen3_omni_moe_audio_encoder")?
+    else {
         return Ok(None);
     };
-    let a = a.map(|a| a.renamed(OMNI_AUDIO_RENAMES));
-    let d = size(&a, "d_model", 1280)? as u128;
-    let f = size(&a, "encoder_ffn_dim", 5120)? as u128;
     let c = size(&a, "downsample_hidden_size", 480)? as u128;
-    let mel = size(&a, "num_mel_bins", 128)? as u128;
     // Each stride-2 convolution (padding 1) halves the mel bins, rounding up.
     let bins = mel.div_ceil(2).div_ceil(2).div_ceil(2);
-    let out = size(&a, "output_dim", 3584)? as u128;
     let mut n = Named::default();
     n.step("convolutions")
         .linear_shaped("conv2d1", &[c, 1, 3, 3], true)
@@ -552,42 +569,17 @@ pub fn qwen2_5_omni_vision(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
     let Some(v) = depth_vision(top, &["qwen2_5_omni_vision_encoder"])? else {
         return Ok(None);
     };
-    let d = size(&v, "hidden_size", 3584)? as u128;
-    let Some(conv) = patches(&v, 14, d)? else {
-        return Ok(None);
-    };
-    let i = size(&v, "intermediate_size", 3420)? as u128;
-    let out = size(&v, "out_hidden_size", 3584)? as u128;
-    let l = "blocks.{i}";
-    let mut n = Named::default();
-    n.step("patch embedding")
-        .t("patch_embed.proj.weight", &conv);
-    n.layers("vision block", size(&v, "depth", 32)? as u128)
-        .rms(&format!("{l}.norm1"), d)
-        .linear(&format!("{l}.attn.q"), d, d, true)
-        .linear(&format!("{l}.attn.k"), d, d, true)
-        .linear(&format!("{l}.attn.v"), d, d, true)
-        .linear(&format!("{l}.attn.proj"), d, d, true)
-        .rms(&format!("{l}.norm2"), d)
-        .linear(&format!("{l}.mlp.gate_proj"), i, d, true)
-        .linear(&format!("{l}.mlp.up_proj"), i, d, true)
-        .linear(&format!("{l}.mlp.down_proj"), d, i, true);
-    qwen2_merger(&mut n, &v, d, out, true)?;
-    n.done(top, "vision_config")
+    qwen2_5_tower(top, &v, |_| QkvMaps::Separate)
 }
 
 /// Qwen2.5-Omni's audio encoder: Whisper's (two biased 1-D convolutions over the mel bins,
 /// LayerNormed layers whose keys have no bias), a last LayerNorm, one biased map into
 /// `output_dim`, and the learned features that open and close an audio span there.
 pub fn qwen2_5_omni_audio(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
-    let Some(a) = sub_config(top, "audio_config", &["qwen2_5_omni_audio_encoder"])? else {
+    let Some(OmniAudio { a, d, f, mel, out }) = omni_audio(top, "qwen2_5_omni_audio_encoder")?
+    else {
         return Ok(None);
     };
-    let a = a.map(|a| a.renamed(OMNI_AUDIO_RENAMES));
-    let d = size(&a, "d_model", 1280)? as u128;
-    let f = size(&a, "encoder_ffn_dim", 5120)? as u128;
-    let mel = size(&a, "num_mel_bins", 128)? as u128;
-    let out = size(&a, "output_dim", 3584)? as u128;
     let mut n = Named::default();
     n.step("convolutions")
         .linear_shaped("conv1", &[d, mel, 3], true)
@@ -622,13 +614,36 @@ fn whisper_layers(
     Ok(())
 }
 
-/// The Qwen Omni audio encoders' attribute_map.
-const OMNI_AUDIO_RENAMES: &[(&str, &str)] = &[
-    ("num_hidden_layers", "encoder_layers"),
-    ("hidden_size", "d_model"),
-    ("num_attention_heads", "encoder_attention_heads"),
-    ("intermediate_size", "encoder_ffn_dim"),
-];
+/// A Qwen Omni audio encoder's config (its class's attribute_map read) and the sizes both
+/// encoders share: the width, the MLP's, the mel bins and the output width.
+struct OmniAudio<'a> {
+    a: Option<Config<'a>>,
+    d: u128,
+    f: u128,
+    mel: u128,
+    out: u128,
+}
+
+/// The wrapper's audio config of `kind` and its sizes, or `None` for another kind.
+fn omni_audio<'a>(top: &Config<'a>, kind: &str) -> Result<Option<OmniAudio<'a>>> {
+    const RENAMES: &[(&str, &str)] = &[
+        ("num_hidden_layers", "encoder_layers"),
+        ("hidden_size", "d_model"),
+        ("num_attention_heads", "encoder_attention_heads"),
+        ("intermediate_size", "encoder_ffn_dim"),
+    ];
+    let Some(a) = sub_config(top, "audio_config", &[kind])? else {
+        return Ok(None);
+    };
+    let a = a.map(|a| a.renamed(RENAMES));
+    Ok(Some(OmniAudio {
+        d: size(&a, "d_model", 1280)? as u128,
+        f: size(&a, "encoder_ffn_dim", 5120)? as u128,
+        mel: size(&a, "num_mel_bins", 128)? as u128,
+        out: size(&a, "output_dim", 3584)? as u128,
+        a,
+    }))
+}
 
 /// HyperCLOVA X Vision v2's projector: one biased map from Qwen2.5-VL's tower output
 /// (`out_hidden_size`) to the text width.
@@ -657,5 +672,5 @@ pub fn exaone4_5_vision(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
     });
     let heads = size(&v, "num_heads", 16)? as u128;
     let kv = size(&v, "num_key_value_heads", 8)? as u128;
-    qwen2_5_tower(top, &v, Some((heads, kv)))
+    qwen2_5_tower(top, &v, |d| QkvMaps::Fused(d + 2 * kv * (d / heads)))
 }
