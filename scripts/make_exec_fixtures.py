@@ -2041,6 +2041,97 @@ def make_llama4_image(name, raw):
           f"tiles {tuple(pixels.shape)}")
 
 
+# InternVL seeing an image: InternViT (28-pixel tiles in patches of 7, 4×4 patches shuffled to
+# 2×2 features) before a Qwen2 language model; its processor (GOT-OCR 2's image processor, its own
+# crop_to_patches off, which InternVL's processor turns on) cuts the 40×61 photo onto 2×1 tiles and
+# the whole image a third, 12 placeholders framed by <img> and </img>. One as published (LayerNorms,
+# biased Q, K and V, no last norm; torchvision's backend), one with InternViT-6B's settings (RMSNorms,
+# Q and K RMSNormed, unbiased, a last LayerNorm) and another projector activation (PIL's backend).
+INTERNVL_TEXT = {"model_type": "qwen2", "hidden_size": 32, "intermediate_size": 48, "num_hidden_layers": 2,
+                 "num_attention_heads": 4, "num_key_value_heads": 2, "vocab_size": 96, "pad_token_id": 0}
+INTERNVL_VISION = {"model_type": "internvl_vision", "hidden_size": 16, "intermediate_size": 24,
+                   "num_hidden_layers": 2, "num_attention_heads": 2, "image_size": 28, "patch_size": 7}
+INTERNVL_IMAGES = {
+    "internvl-jpeg": {"model_type": "internvl", "architectures": ["InternVLForConditionalGeneration"],
+                      "image_token_id": 95, "image_seq_length": 4, "text_config": INTERNVL_TEXT,
+                      "vision_config": dict(INTERNVL_VISION, attention_bias=True)},
+    "internvl-rms": {"model_type": "internvl", "architectures": ["InternVLForConditionalGeneration"],
+                     "image_token_id": 95, "image_seq_length": 4, "projector_hidden_act": "silu",
+                     "text_config": INTERNVL_TEXT,
+                     "vision_config": dict(INTERNVL_VISION, norm_type="rms_norm", use_qk_norm=True,
+                                           use_mean_pooling=False, layer_norm_eps=1e-5)},
+}
+INTERNVL_CHAT = ("{% for message in messages %}<|im_start|> {{ message['role'] }} {% for content in message['content'] %}"
+                 "{% if content['type'] == 'image' %}<IMG_CONTEXT>{% elif content['type'] == 'text' %} "
+                 "{{ content['text'] }}{% endif %}{% endfor %} <|im_end|> {% endfor %}"
+                 "{% if add_generation_prompt %}<|im_start|> assistant{% endif %}")
+INTERNVL_TOKENS = ["<img>", "</img>", "<video>", "<IMG_CONTEXT>"]
+
+
+def internvl_processor(d, raw):
+    """The image (image.jpg) and InternVLProcessor saved in `d` for the model `raw` configures:
+    <img>, </img>, <video> and <IMG_CONTEXT> the last four ids (the placeholder's last)."""
+    import tempfile
+    from tokenizers import AddedToken, Tokenizer, models, pre_tokenizers
+    from transformers import AutoImageProcessor, InternVLProcessor, InternVLVideoProcessor, PreTrainedTokenizerFast
+    photo(d / "image.jpg", 40, 61, 16, lambda x, y: [x * 4.0, y * 3.0, (x + y) * 1.5])
+    side = raw["vision_config"]["image_size"]
+    settings = {"image_processor_type": "GotOcr2ImageProcessor", "size": {"height": side, "width": side},
+                "crop_to_patches": False, "max_patches": 4}
+    backend = "torchvision" if raw["vision_config"].get("norm_type") != "rms_norm" else "pil"
+    with tempfile.TemporaryDirectory() as tmp:
+        (Path(tmp) / "preprocessor_config.json").write_text(json.dumps(settings))
+        image_processor = AutoImageProcessor.from_pretrained(tmp, backend=backend)
+    special = ["<pad>", "<|im_start|>", "<|im_end|>"]
+    words = special + ["user", "assistant", "What", "is", "this?"]
+    size = raw["text_config"]["vocab_size"]
+    at = {size - 4 + i: t for i, t in enumerate(INTERNVL_TOKENS)}
+    assert at[raw["image_token_id"]] == "<IMG_CONTEXT>"
+    vocab = {at.get(i, words[i] if i < len(words) else f"w{i}"): i for i in range(size)}
+    tok = Tokenizer(models.WordLevel(vocab, unk_token="<pad>"))
+    tok.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+    tok.add_special_tokens([AddedToken(t, special=True) for t in special + INTERNVL_TOKENS])
+    fast = PreTrainedTokenizerFast(tokenizer_object=tok, eos_token="<|im_end|>", pad_token="<pad>", unk_token="<pad>",
+                                   extra_special_tokens={"start_image_token": "<img>", "end_image_token": "</img>",
+                                                         "video_token": "<video>",
+                                                         "context_image_token": "<IMG_CONTEXT>"})
+    # (Its video processor, which the class requires, plays no part.)
+    processor = InternVLProcessor(image_processor=image_processor, tokenizer=fast, chat_template=INTERNVL_CHAT,
+                                  video_processor=InternVLVideoProcessor(), image_seq_length=raw["image_seq_length"])
+    processor.save_pretrained(d)
+    return processor, backend
+
+
+def make_internvl_image(name, raw):
+    import numpy
+    from torch.utils.flop_counter import FlopCounterMode
+    made = {}
+
+    def make_processor(d, raw):
+        made["processor"], made["backend"] = internvl_processor(d, raw)
+        return made["processor"]
+
+    model, d, processor, image = image_model(name, raw, make_processor)
+    run = partial(logits_of_inputs, model)
+    prompt = "<IMG_CONTEXT> What is this?"
+    plain = processor(text=[prompt], images=[image], return_tensors="pt")
+    pixels = plain["pixel_values"]
+    logits = run(plain)
+    numpy.save(d / "pixels.npy", pixels.numpy().astype(numpy.float32))
+    # The figures are stated for an image of one tile.
+    counter = FlopCounterMode(display=False)
+    with counter, torch.no_grad():
+        model.get_image_features(pixels[:1])
+    expected = {"transformers": transformers.__version__, "ids": plain["input_ids"][0].tolist(),
+                "prompt_text": prompt, "logits": logits.tolist(), "image_flops": counter.get_total_flops(),
+                "image_tokens": (plain["input_ids"][0] == raw["image_token_id"]).sum().item() // len(pixels),
+                "image_backend": made["backend"]}
+    expected["chat"] = processor_chat(processor, image, run)
+    (d / "expected.json").write_text(json.dumps(expected) + "\n")
+    print(f"image/{name}: {sum(p.numel() for p in model.parameters()):,} params, logits {tuple(logits.shape)}, "
+          f"tiles {tuple(pixels.shape)}")
+
+
 # Mistral 3 seeing an image at its own size (Pixtral's processor, PIL backend): a JPEG of 40×61
 # pixels rounded up to 48×64 (multiples of its patch of 8 times the merge of 2), 6×8 patches merged
 # to 3×4 features, each row of [IMG] placeholders ended by [IMG_BREAK], the last by [IMG_END].
@@ -2146,6 +2237,7 @@ if __name__ == "__main__":
     for table, make_one in [(IMAGES, make_image), (GEMMA3_IMAGES, make_gemma3_image),
                             (QWEN2_VL_IMAGES, make_qwen2_vl_image), (LLAMA4_IMAGES, make_llama4_image),
                             (MISTRAL3_IMAGES, make_mistral3_image), (PALIGEMMA_IMAGES, make_paligemma_image),
+                            (INTERNVL_IMAGES, make_internvl_image),
                             (CONFIGS, make)]:
         for name, raw in table.items():
             if not only or name in only:

@@ -90,6 +90,9 @@ CASES = {
                           "do_normalize": False}),
     # Wider and shorter: Pillow 13 shrinks the height first.
     "siglip-widen-shorten": ("rgb.png", "SiglipImageProcessor", {"size": {"height": 20, "width": 90}}),
+    # Narrowed a little, shortened a lot (the height loses more than twice the width's pixels):
+    # Pillow 13 resizes the height first.
+    "siglip-shorten-more": ("rgb.png", "SiglipImageProcessor", {"size": {"height": 20, "width": 50}}),
     "siglip-no-resize": ("q75.jpg", "SiglipImageProcessor", {"do_resize": False, "do_rescale": False}),
     # Qwen2-VL's smart resize: sides to multiples of patch × merge, rounded (to even on halves),
     # shrunk to the most pixels, grown to the fewest; its pixels before they are cut in patches.
@@ -113,6 +116,15 @@ CASES = {
     "llama4-tiles": ("rgb.png", "Llama4ImageProcessor", {"size": {"height": 16, "width": 16}, "max_patches": 6}),
     "llama4-max-canvas": ("grey.jpg", "Llama4ImageProcessor", {"size": {"height": 40, "width": 40}, "max_patches": 4,
                                                                "resize_to_max_canvas": True}),
+    # GOT-OCR 2's crops (InternVL's): the grid of tiles nearest the image's aspect (3×2 of 16
+    # pixels, then the whole image as a seventh); at least 2 tiles (a tall image onto 1×2); and no
+    # crops, the image resized to the size.
+    "got-ocr2-crops": ("rgb.png", "GotOcr2ImageProcessor", {"size": {"height": 16, "width": 16},
+                                                            "crop_to_patches": True, "max_patches": 6}),
+    "got-ocr2-at-least": ("tall.png", "GotOcr2ImageProcessor", {"size": {"height": 20, "width": 20},
+                                                                "crop_to_patches": True, "min_patches": 2,
+                                                                "max_patches": 4}),
+    "got-ocr2-whole": ("q75.jpg", "GotOcr2ImageProcessor", {"size": {"height": 24, "width": 24}}),
 }
 # Cases whose class has torchvision's backend alone: no pixels.npy.
 TORCHVISION_ONLY = {"llama4-one-tile", "llama4-tiles", "llama4-max-canvas"}
@@ -128,11 +140,13 @@ def processed(processor, path):
     """The processor's pixel values of the image at `path` (turned upright by its EXIF
     orientation), [3, H, W]: Qwen2-VL's flattened
     patches put back into the image they were cut from (their frames are copies); Llama 4's
-    tiles [tiles, 3, S, S] (bfloat16, as float32)."""
+    tiles [tiles, 3, S, S] (bfloat16, as float32), GOT-OCR 2's crops where there are several."""
     image = ImageOps.exif_transpose(Image.open(path))  # as transformers' load_image opens a file
     if "Llama4" in type(processor).__name__:
         return processor(images=image, return_tensors="pt")["pixel_values"].float().numpy()
     out = processor(images=image, return_tensors="np")
+    if out.get("num_patches", [1])[0] > 1:  # GOT-OCR 2's crops: [tiles, 3, S, S]
+        return out["pixel_values"]
     if "image_grid_thw" not in out:
         return out["pixel_values"][0]
     _, gh, gw = out["image_grid_thw"][0]

@@ -172,13 +172,15 @@ enum Command {
         #[arg(long, conflicts_with = "ids")]
         prompt: Option<String>,
         /// An image already processed as the model's processor makes it: an f32 .npy file
-        /// [channels, height, width] (LLaVA, Gemma 3). Its features replace the prompt's image
+        /// [channels, height, width], or [tiles, channels, side, side] for a processor that cuts
+        /// tiles (Llama 4, InternVL). Its features replace the prompt's image
         /// placeholder tokens: one per feature, or one that stands for them all.
         #[arg(long, value_name = "FILE.npy", conflicts_with = "image")]
         pixels: Option<PathBuf>,
         /// An image file (PNG or JPEG) for the model to see, made into pixel values by the
         /// checkpoint's own image processor (preprocessor_config.json) as transformers makes
-        /// them (LLaVA, Gemma 3). Its features replace the prompt's image placeholder tokens,
+        /// them (the README lists the models that run one). Its features replace the prompt's
+        /// image placeholder tokens,
         /// as with --pixels; with --chat, the message holds the image before the text.
         #[arg(long, value_name = "FILE")]
         image: Option<PathBuf>,

@@ -609,6 +609,8 @@ fn run_chats_about_an_image_as_transformers_processor_does() {
         "image/mistral3-jpeg",
         "image/lighton-ocr-jpeg",
         "image/paligemma-jpeg",
+        "image/internvl-jpeg",
+        "image/internvl-rms",
     ] {
         let model = exec_fixture(name);
         let image = model.join("image.jpg");

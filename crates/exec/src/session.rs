@@ -292,7 +292,8 @@ pub fn pixels(
         | Placeholders::Run
         | Placeholders::Framed { .. }
         | Placeholders::Rows
-        | Placeholders::Prefix => tiles,
+        | Placeholders::Prefix
+        | Placeholders::Bracketed => tiles,
     };
     match (misfit, picture) {
         (None, _) => Ok((pixels, tiles)),
@@ -322,8 +323,9 @@ pub fn pixels(
 /// Mistral 3's turns each placeholder into the image's rows of them (the image `dims` [3, H, W]
 /// says how many), each row ended by `[IMG_BREAK]`, the last by `[IMG_END]` (LightOnOCR's, one
 /// run, is expanded as LLaVA's: `with_placeholders`); PaliGemma's puts the image's placeholders
-/// first (or in place of those written), then the BOS's text `bos`, the text and a newline.
-/// Other text is kept; an error at `file` where Llama 4's layout needs a canvas not known.
+/// first (or in place of those written), then the BOS's text `bos`, the text and a newline;
+/// InternVL's turns its one placeholder written into every tile's run framed by `<img>` and
+/// `</img>`. Other text is kept; an error at `file` where Llama 4's layout needs a canvas not known.
 pub fn framed(
     text: &str,
     spec: &Spec,
@@ -363,6 +365,15 @@ pub fn framed(
                 layout += &format!("{row}<|tile_y_separator|>").repeat(rows);
             }
             Ok(text.replace(IMAGE, &format!("{layout}{IMAGE}{placeholders}{c}")))
+        }
+        Placeholders::Bracketed => {
+            // InternVLProcessor's own tokens (its tokenizer's, which checkpoints keep): the one
+            // placeholder written framed, the run every tile's.
+            let n = input.encoder.features_of(dims) as usize;
+            Ok(match text.matches(&p).count() {
+                1 => text.replace(&p, &format!("<img>{}</img>", p.repeat(n))),
+                _ => text.to_string(),
+            })
         }
         Placeholders::Prefix => {
             // PaliGemmaProcessor's layout: the BOS after the last placeholder written.
@@ -439,7 +450,10 @@ pub fn with_placeholders(ids: &[u32], pixels: &candle_core::Tensor, spec: &Spec)
     // Llama 4's and Mistral 3's placeholders sit among their processor's separators: a prompt
     // lays them out.
     let run = match input.placeholders {
-        Placeholders::Run | Placeholders::Framed { .. } | Placeholders::Prefix => true,
+        Placeholders::Run
+        | Placeholders::Framed { .. }
+        | Placeholders::Prefix
+        | Placeholders::Bracketed => true,
         Placeholders::Tiles { .. } | Placeholders::Rows => false,
     };
     if !run || ids.iter().filter(|id| placeholder(id)).count() != 1 {

@@ -3,8 +3,9 @@
 //! CLIP's, SigLIP's, ViT's, BLIP's and BiT's processors with every convolution filter, sizes that
 //! shrink, grow and crop past the image, Qwen2-VL's smart resize in each of its branches (the
 //! pixels before they are cut into patches), Llama 4's tiles (one, several with the whole image
-//! as one more, the largest canvas; in bfloat16, torchvision's backend alone), Pixtral's longest
-//! edge, images turned upright by each EXIF orientation (a JPEG's and a PNG's), and settings from
+//! as one more, the largest canvas; in bfloat16, torchvision's backend alone), GOT-OCR 2's crops
+//! (InternVL's: the grid nearest the image's aspect, at least a given count of tiles, the whole
+//! image one more; and none), Pixtral's longest edge, images turned upright by each EXIF orientation (a JPEG's and a PNG's), and settings from
 //! the file or the class's defaults; the pixel values agree within 1e-6 with the PIL backend's
 //! and with the torchvision backend's (where a backend lacks a filter or a class: refused).
 

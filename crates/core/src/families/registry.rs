@@ -4720,6 +4720,7 @@ pub static FAMILIES: &[Family] = &[
                 towers::internvl_projector,
             ),
         ],
+        image: Some(towers::internvl_image),
         ..wrapper(
             "internvl",
             "InternVL",

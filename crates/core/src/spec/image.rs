@@ -33,6 +33,9 @@ pub enum Placeholders {
     /// PaliGemma's: the run first (or in place of the placeholder written), then the BOS, the
     /// text and a newline; the processor writes the BOS itself.
     Prefix,
+    /// InternVL's: the run of every tile's features framed by its tokenizer's `<img>` …
+    /// `</img>`, in place of the placeholder written.
+    Bracketed,
 }
 
 impl Placeholders {
@@ -44,7 +47,8 @@ impl Placeholders {
             Placeholders::Run
             | Placeholders::Framed { .. }
             | Placeholders::Tiles { .. }
-            | Placeholders::Rows => false,
+            | Placeholders::Rows
+            | Placeholders::Bracketed => false,
         }
     }
 }
@@ -61,6 +65,9 @@ impl ImageInput {
             ),
             Placeholders::Prefix => out.push(
                 "In the prompt, the image's placeholder tokens come first, then the BOS, the text and a newline.".into(),
+            ),
+            Placeholders::Bracketed => out.push(
+                "In the prompt, the image's placeholder tokens, every tile's one after another, are framed by <img> and </img>.".into(),
             ),
             Placeholders::Run | Placeholders::Framed { .. } | Placeholders::Tiles { .. } => {}
         }
@@ -131,6 +138,11 @@ pub enum ImageEncoder {
     /// PaliGemma's: SigLIP's vision model to its last LayerNorm, each patch one feature through
     /// a biased linear map into the text width.
     PaliGemma(PaliGemmaVision),
+    /// InternVL's: InternViT over each tile its processor cuts the image into (a class token,
+    /// learned positions, layers whose attention and MLP are scaled by learned vectors), the
+    /// class token dropped, each `shuffle`² patches joined by the pixel shuffle, then a
+    /// LayerNorm and two maps into the text width.
+    InternVl(InternVlVision),
 }
 
 impl ImageEncoder {
@@ -146,6 +158,7 @@ impl ImageEncoder {
             | ImageEncoder::Qwen25Vl(_)
             | ImageEncoder::Pixtral(_) => self.features_of(&[]),
             ImageEncoder::Llama4(l) => l.features(),
+            ImageEncoder::InternVl(i) => i.features(),
         }
     }
 
@@ -156,8 +169,10 @@ impl ImageEncoder {
         match (self, self.step(), dims) {
             (_, Some(f), [_, h, w]) => (*h as u64 / f) * (*w as u64 / f),
             (_, Some(f), _) => (side / f).pow(2),
-            // Llama 4's: each tile's.
-            (ImageEncoder::Llama4(l), None, [tiles, _, _, _]) => *tiles as u64 * l.features(),
+            // Llama 4's and InternVL's: each tile's.
+            (ImageEncoder::Llama4(_) | ImageEncoder::InternVl(_), None, [tiles, _, _, _]) => {
+                *tiles as u64 * self.features()
+            }
             (_, None, _) => self.features(),
         }
     }
@@ -172,7 +187,8 @@ impl ImageEncoder {
             | ImageEncoder::Gemma3(_)
             | ImageEncoder::PaliGemma(_)
             | ImageEncoder::Llama4(_)
-            | ImageEncoder::Pixtral(_) => None,
+            | ImageEncoder::Pixtral(_)
+            | ImageEncoder::InternVl(_) => None,
         }
     }
 
@@ -197,7 +213,7 @@ impl ImageEncoder {
                 format!("[{c}, {h}, {w}] (channels, height, width)"),
             ),
             // A tile, or several.
-            ImageEncoder::Llama4(_) => (
+            ImageEncoder::Llama4(_) | ImageEncoder::InternVl(_) => (
                 dims == [c, h, w]
                     || matches!(dims, [tiles, rest @ ..] if *tiles > 0 && rest == [c, h, w]),
                 format!("[tiles, {c}, {h}, {w}] (the tiles its processor cuts an image into: tiles, channels, height, width)"),
@@ -220,6 +236,7 @@ impl ImageEncoder {
             | ImageEncoder::PaliGemma(PaliGemmaVision { tower, .. })
             | ImageEncoder::Llama4(Llama4Vision { tower, .. })
             | ImageEncoder::Pixtral(PixtralVision { tower, .. })
+            | ImageEncoder::InternVl(InternVlVision { tower, .. })
             | ImageEncoder::Qwen2Vl(Qwen2Vision { tower, .. })
             | ImageEncoder::Qwen3Vl(Qwen3Vision {
                 base: Qwen2Vision { tower, .. },
@@ -241,7 +258,8 @@ impl ImageEncoder {
             | ImageEncoder::Qwen3Vl(_)
             | ImageEncoder::Qwen25Vl(_)
             | ImageEncoder::Llama4(_)
-            | ImageEncoder::Pixtral(_) => false,
+            | ImageEncoder::Pixtral(_)
+            | ImageEncoder::InternVl(_) => false,
             ImageEncoder::Gemma3(_) => true,
             // The whole prompt sees itself both ways (`Spec::prefix_lm`), the image with it.
             ImageEncoder::PaliGemma(_) => false,
@@ -254,8 +272,9 @@ impl ImageEncoder {
         match (self, self.step()) {
             (_, Some(_)) => self.tower().channels * PILLOW_MAX_PIXELS,
             // Tiles of an image resized up to at most Pillow's size, and one more.
-            (ImageEncoder::Llama4(l), None) => {
-                l.tower.channels * (PILLOW_MAX_PIXELS + l.tower.image.pow(2))
+            (ImageEncoder::Llama4(_) | ImageEncoder::InternVl(_), None) => {
+                let t = self.tower();
+                t.channels * (PILLOW_MAX_PIXELS + t.image.pow(2))
             }
             (_, None) => self.shape().iter().product(),
         }
@@ -284,7 +303,8 @@ impl ImageEncoder {
             | ImageEncoder::Gemma3(Gemma3Vision { tower, .. })
             | ImageEncoder::PaliGemma(PaliGemmaVision { tower, .. })
             | ImageEncoder::Llama4(Llama4Vision { tower, .. })
-            | ImageEncoder::Pixtral(PixtralVision { tower, .. }) => tower,
+            | ImageEncoder::Pixtral(PixtralVision { tower, .. })
+            | ImageEncoder::InternVl(InternVlVision { tower, .. }) => tower,
             ImageEncoder::Qwen2Vl(q)
             | ImageEncoder::Qwen3Vl(Qwen3Vision { base: q, .. })
             | ImageEncoder::Qwen25Vl(Qwen25Vision { base: q, .. }) => &q.tower,
@@ -300,7 +320,8 @@ impl ImageEncoder {
             ImageEncoder::Llava(_)
             | ImageEncoder::Gemma3(_)
             | ImageEncoder::PaliGemma(_)
-            | ImageEncoder::Llama4(_) => None,
+            | ImageEncoder::Llama4(_)
+            | ImageEncoder::InternVl(_) => None,
             ImageEncoder::Qwen2Vl(_) | ImageEncoder::Qwen3Vl(_) | ImageEncoder::Qwen25Vl(_) => {
                 self.qwen().map(Qwen2Vision::factor)
             }
@@ -319,7 +340,7 @@ impl ImageEncoder {
         let n = self.features();
         let mut out = vec![match (self, self.step()) {
             (_, Some(f)) => format!("It reads an image at the size its processor resizes it to (sides multiples of {f} pixels): a token per {f}×{f} pixels, {n} for a {side}×{side} image, each replacing a placeholder token's embedding."),
-            (ImageEncoder::Llama4(_), None) => format!("It reads an image as tiles of {side}×{side} pixels, as its processor cuts it (a grid of tiles, and where there are several the whole image shrunk to one more); each tile's {n} features replace placeholder tokens' embeddings, one each."),
+            (ImageEncoder::Llama4(_) | ImageEncoder::InternVl(_), None) => format!("It reads an image as tiles of {side}×{side} pixels, as its processor cuts it (a grid of tiles, and where there are several the whole image shrunk to one more); each tile's {n} features replace placeholder tokens' embeddings, one each."),
             (_, None) => format!("It reads a {side}×{side} image; its {n} features replace the placeholder tokens' embeddings, one each."),
         }];
         match self {
@@ -344,6 +365,12 @@ impl ImageEncoder {
             ImageEncoder::Pixtral(p) => out.push(format!(
                 "Its patches take 2-D rotary positions (half of a head's rotated pairs turn by the patch's row, half by its column); the hidden state read, RMSNormed, joins each {0}×{0} patches in a learned map, then two maps into the text width.",
                 p.merge
+            )),
+            ImageEncoder::InternVl(i) => out.push(format!(
+                "Each layer's attention and MLP outputs are scaled by learned vectors before they join the stream{qk}; the class token is dropped at the end, and each {k}×{k} patches are shuffled into one feature {joined} wide, LayerNormed, through two maps into the text width.",
+                qk = if i.qk_norm { " (Q and K RMSNormed over the whole width)" } else { "" },
+                k = i.shuffle,
+                joined = i.tower.hidden * i.shuffle * i.shuffle
             )),
             ImageEncoder::Qwen2Vl(_) | ImageEncoder::Qwen25Vl(_) | ImageEncoder::Qwen3Vl(_) => {}
         }
@@ -370,7 +397,8 @@ impl ImageEncoder {
             | ImageEncoder::PaliGemma(_)
             | ImageEncoder::Qwen2Vl(_)
             | ImageEncoder::Llama4(_)
-            | ImageEncoder::Pixtral(_) => {}
+            | ImageEncoder::Pixtral(_)
+            | ImageEncoder::InternVl(_) => {}
         }
         out
     }
@@ -387,6 +415,7 @@ impl ImageEncoder {
             ImageEncoder::Qwen25Vl(q) => q.flops(),
             ImageEncoder::Llama4(l) => l.flops(text),
             ImageEncoder::Pixtral(p) => p.flops(text),
+            ImageEncoder::InternVl(i) => i.flops(text),
         }
     }
 }
@@ -733,6 +762,47 @@ impl Llama4Vision {
         t.embed_flops()
             + u128::from(t.depth) * t.layer_flops(n + 1)
             + 2 * u128::from(self.features()) * (joined * a + a * a + a * u128::from(text))
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct InternVlVision {
+    /// InternViT, over a tile (`image` its side; `eps` its norms', `act` its MLP's).
+    pub tower: VisionTower,
+    /// Its layers' norms are RMSNorms (`norm_type` "rms_norm"), else LayerNorms.
+    pub rms: bool,
+    /// Q, K and V are biased (`attention_bias`); RMSNorms (ε 1e-6, the class's) over the whole
+    /// width of Q and of K (`use_qk_norm`).
+    pub qkv_bias: bool,
+    pub qk_norm: bool,
+    /// Learned positions, one more than the patches (`use_absolute_position_embeddings`).
+    pub positions: bool,
+    /// A LayerNorm after the last layer (where `use_mean_pooling` is false).
+    pub last_norm: bool,
+    /// The side of the square of patches the pixel shuffle joins (1 / `downsample_ratio`).
+    pub shuffle: u64,
+    /// Name prefix of the projector's tensors (its LayerNorm's ε torch's default, 1e-5), its
+    /// activation between its two maps.
+    pub projector: String,
+    pub projector_act: Act,
+}
+
+impl InternVlVision {
+    /// Features (and so placeholder tokens) per tile.
+    pub fn features(&self) -> u64 {
+        (self.tower.grid() / self.shuffle).pow(2)
+    }
+
+    /// One tile: the patch convolution; every layer over the patches and the class token; the
+    /// projector's two maps over every feature into `text`.
+    fn flops(&self, text: u64) -> u128 {
+        let t = &self.tower;
+        let n = u128::from(t.grid()).pow(2);
+        let joined = u128::from(t.hidden * self.shuffle * self.shuffle);
+        let text = u128::from(text);
+        t.embed_flops()
+            + u128::from(t.depth) * t.layer_flops(n + 1)
+            + 2 * u128::from(self.features()) * (joined * text + text * text)
     }
 }
 

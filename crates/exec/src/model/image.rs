@@ -3,8 +3,8 @@
 
 use super::*;
 use anatomy_core::spec::{
-    Gemma3Vision, ImageEncoder, Llama4Vision, Llava, PaliGemmaVision, PixtralVision, Qwen25Vision,
-    Qwen2Vision, Qwen3Vision, VisionTower,
+    Gemma3Vision, ImageEncoder, InternVlVision, Llama4Vision, Llava, PaliGemmaVision,
+    PixtralVision, Qwen25Vision, Qwen2Vision, Qwen3Vision, VisionTower,
 };
 
 impl Model {
@@ -51,6 +51,7 @@ impl Model {
             }
             ImageEncoder::Llama4(l) => self.llama4(l, &pixels)?,
             ImageEncoder::Pixtral(p) => self.pixtral(p, &pixels)?,
+            ImageEncoder::InternVl(i) => self.internvl(i, &pixels)?,
         };
         let slots: Vec<usize> = (ids.iter().enumerate())
             .filter(|(_, &id)| u64::from(id) == input.token)
@@ -292,6 +293,102 @@ impl Model {
         let m = self.layer_norm(&h, &at("post_attention_layernorm"), v.eps)?;
         let m = apply_act(Act::Gelu, &lin(&m, "mlp.fc1")?)?;
         Ok((h + lin(&m, "mlp.fc2")?)?)
+    }
+}
+
+impl Model {
+    /// InternVL's image features: each tile's biased patch convolution, the class token before
+    /// the patches and learned positions; InternViT's layers (attention among every token, Q and
+    /// K RMSNormed over the whole width where the tower says so; attention's and the MLP's
+    /// outputs scaled by learned vectors); a last LayerNorm where it has one; the class token
+    /// dropped, each `shuffle`² patches side by side (row offset first, as the pixel shuffle
+    /// joins them), the projector's LayerNorm and two maps. The tiles' features one after another.
+    fn internvl(&self, v: &InternVlVision, pixels: &Tensor) -> Res<Tensor> {
+        let t = &v.tower;
+        let at = |name: &str| format!("{}{name}", t.prefix);
+        let w = |name: &str| -> Res<&Tensor> { Ok(self.weights.get(&at(name))?) };
+        let [c, side] = [t.channels, t.image].map(|n| n as usize);
+        let tiles = pixels.reshape(((), c, side, side))?;
+        let (d, g, k) = (t.hidden as usize, t.grid() as usize, v.shuffle as usize);
+        let kernel = "embeddings.patch_embeddings.projection";
+        let mut out = Vec::new();
+        for tile in 0..tiles.dim(0)? {
+            let embedded = self
+                .patch_embed(t, &tiles.get(tile)?, &format!("{kernel}.weight"))?
+                .broadcast_add(w(&format!("{kernel}.bias"))?)?;
+            let class = w("embeddings.cls_token")?.reshape((1, d))?;
+            let mut h = Tensor::cat(&[&class, &embedded], 0)?;
+            if v.positions {
+                h = h.broadcast_add(
+                    &w("embeddings.position_embeddings")?.reshape((g * g + 1, d))?,
+                )?;
+            }
+            for i in 0..t.depth as usize {
+                h = self.intern_vit_layer(v, i, h)?;
+            }
+            if v.last_norm {
+                h = self.layer_norm(&h, &at("layernorm"), t.eps)?;
+            }
+            // [1 + g², d] → [features, k²·d]: the class token dropped, each k×k patches side by
+            // side, row offset first.
+            let s = g / k;
+            let joined = h
+                .narrow(0, 1, g * g)?
+                .reshape((s, k, s, k, d))?
+                .permute((0, 2, 1, 3, 4))?
+                .reshape((s * s, k * k * d))?;
+            let p = |name: &str| format!("{}{name}", v.projector);
+            let lin = |x: &Tensor, name: &str| -> Res<Tensor> {
+                let b = self.weights.get(&p(&format!("{name}.bias")))?;
+                self.linear(x, &p(&format!("{name}.weight")), Some(b))
+            };
+            // torch's LayerNorm default ε.
+            let y = self.layer_norm(&joined, &p("layer_norm"), 1e-5)?;
+            let y = apply_act(v.projector_act, &lin(&y, "linear_1")?)?;
+            out.push(lin(&y, "linear_2")?);
+        }
+        Ok(Tensor::cat(&out, 0)?)
+    }
+
+    /// An InternViT layer: a norm, Q, K and V (RMSNormed over the whole width where the tower
+    /// says so), attention among every token, the biased output map scaled by `lambda_1`; a
+    /// norm and the biased MLP scaled by `lambda_2`; each added to the stream.
+    fn intern_vit_layer(&self, v: &InternVlVision, i: usize, h: Tensor) -> Res<Tensor> {
+        let t = &v.tower;
+        let at = |name: &str| format!("{}encoder.layer.{i}.{name}", t.prefix);
+        let lin = |x: &Tensor, name: &str, bias: bool| -> Res<Tensor> {
+            let b = match bias {
+                true => Some(self.weights.get(&at(&format!("{name}.bias")))?),
+                false => None,
+            };
+            self.linear(x, &at(&format!("{name}.weight")), b)
+        };
+        let norm = |x: &Tensor, name: &str| match v.rms {
+            true => self.rms_norm(x, &at(name), t.eps),
+            false => self.layer_norm(x, &at(name), t.eps),
+        };
+        let (n, d) = h.dims2()?;
+        let heads = t.heads as usize;
+        let hd = d / heads;
+        let a = norm(&h, "layernorm_before")?;
+        let mut q = lin(&a, "attention.q_proj", v.qkv_bias)?;
+        let mut k = lin(&a, "attention.k_proj", v.qkv_bias)?;
+        let vv = lin(&a, "attention.v_proj", v.qkv_bias)?;
+        if v.qk_norm {
+            // The class's RMSNorm ε, whatever the tower's.
+            q = self.rms_norm(&q, &at("attention.q_norm"), 1e-6)?;
+            k = self.rms_norm(&k, &at("attention.k_norm"), 1e-6)?;
+        }
+        let split =
+            |t: Tensor| -> R<Tensor> { t.reshape((n, heads, hd))?.transpose(0, 1)?.contiguous() };
+        let o = attend_all(&split(q)?, &split(k)?, &split(vv)?, None)?;
+        let scale = |name: &str| self.weights.get(&at(name));
+        let o = lin(&o, "attention.projection_layer", true)?.broadcast_mul(scale("lambda_1")?)?;
+        let h = (h + o)?;
+        let m = norm(&h, "layernorm_after")?;
+        let m = apply_act(t.act, &lin(&m, "mlp.fc1", true)?)?;
+        let m = lin(&m, "mlp.fc2", true)?.broadcast_mul(scale("lambda_2")?)?;
+        Ok((h + m)?)
     }
 }
 

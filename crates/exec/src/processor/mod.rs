@@ -9,11 +9,13 @@
 //! own grid (`smart_resize`) and leaves the patching to the tower: its pixels are given here
 //! before they are cut into patches; and Llama 4's, which cuts an image into tiles (`tiles`).
 
+pub mod crops;
 pub mod decode;
 pub mod resample;
 pub mod tiles;
 
 use anatomy_core::Error;
+use crops::Crops;
 use resample::{Filter, Image, Rounding};
 use serde_json::Value;
 use std::path::Path;
@@ -65,8 +67,27 @@ pub struct Processor {
     /// Per-channel mean and standard deviation.
     pub normalize: Option<([f32; 3], [f32; 3])>,
     pub convert_rgb: bool,
-    /// Llama 4's: the image cut into tiles of the resize's square size.
-    pub tiles: Option<Tiling>,
+    /// How the image is cut into tiles of the resize's square size, where it is.
+    pub cut: Option<Cut>,
+}
+
+/// The ways a processor cuts an image into tiles.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cut {
+    /// Llama 4's: onto the canvas of tiles that fits it best, without distortion.
+    Canvas(Tiling),
+    /// GOT-OCR 2's (InternVL's): onto the grid nearest its aspect, distorted.
+    Crops(Crops),
+}
+
+/// Which way a class cuts an image into tiles.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Cuts {
+    Never,
+    /// Always: Llama 4's canvas.
+    Canvas,
+    /// Where `crop_to_patches` says (GOT-OCR 2's).
+    Crops,
 }
 
 /// A class's defaults: the attributes transformers' class sets (the rest are off).
@@ -79,8 +100,9 @@ struct Defaults {
     /// How a bare number given as `size` reads: a square, or the shortest edge.
     square: bool,
     convert_rgb: bool,
-    /// The image is cut into tiles of the square size (Llama 4's; `tiling` reads how).
-    tiled: bool,
+    /// Whether and how the image is cut into tiles of the square size (`tiling` and `crops`
+    /// read the settings).
+    cuts: Cuts,
 }
 
 // transformers' OPENAI_CLIP_MEAN and _STD as written; f32 rounds them as numpy's float32 does.
@@ -107,7 +129,7 @@ fn defaults(class: &str) -> Option<Defaults> {
         crop: None,
         square: true,
         convert_rgb: false,
-        tiled: false,
+        cuts: Cuts::Never,
     };
     Some(match base {
         "CLIPImageProcessor" | "BitImageProcessor" => Defaults {
@@ -118,7 +140,7 @@ fn defaults(class: &str) -> Option<Defaults> {
             crop: Some(224),
             square: false,
             convert_rgb: true,
-            tiled: false,
+            cuts: Cuts::Never,
         },
         "SiglipImageProcessor" => Defaults {
             filter: Filter::Bicubic,
@@ -128,7 +150,7 @@ fn defaults(class: &str) -> Option<Defaults> {
             crop: None,
             square: false,
             convert_rgb: true,
-            tiled: false,
+            cuts: Cuts::Never,
         },
         "ViTImageProcessor" => vit,
         // ViT's, converting to RGB; with pan and scan off, as by default (refused otherwise).
@@ -149,7 +171,7 @@ fn defaults(class: &str) -> Option<Defaults> {
             crop: None,
             square: false,
             convert_rgb: true,
-            tiled: false,
+            cuts: Cuts::Never,
         },
         // Its multiple is the processor's (`from_folder`), else the image processor's patch.
         "PixtralImageProcessor" => Defaults {
@@ -163,7 +185,7 @@ fn defaults(class: &str) -> Option<Defaults> {
             crop: None,
             square: true,
             convert_rgb: true,
-            tiled: false,
+            cuts: Cuts::Never,
         },
         "Llama4ImageProcessor" => Defaults {
             filter: Filter::Bilinear,
@@ -173,7 +195,7 @@ fn defaults(class: &str) -> Option<Defaults> {
             crop: None,
             square: true,
             convert_rgb: true,
-            tiled: true,
+            cuts: Cuts::Canvas,
         },
         "BlipImageProcessor" => Defaults {
             filter: Filter::Bicubic,
@@ -183,7 +205,18 @@ fn defaults(class: &str) -> Option<Defaults> {
             crop: None,
             square: true,
             convert_rgb: true,
-            tiled: false,
+            cuts: Cuts::Never,
+        },
+        // Its tiles, where it cuts them, the resize's square.
+        "GotOcr2ImageProcessor" => Defaults {
+            filter: Filter::Bicubic,
+            mean: CLIP_MEAN,
+            std: CLIP_STD,
+            size: square(384),
+            crop: None,
+            square: true,
+            convert_rgb: true,
+            cuts: Cuts::Crops,
         },
         _ => return None,
     })
@@ -191,7 +224,7 @@ fn defaults(class: &str) -> Option<Defaults> {
 
 /// The classes `defaults` knows, for the refusal of others.
 const READ: &str =
-    "CLIP's, SigLIP's, ViT's, BLIP's, BiT's, Gemma 3's, Qwen2-VL's, Llama 4's and Pixtral's";
+    "CLIP's, SigLIP's, ViT's, BLIP's, BiT's, Gemma 3's, Qwen2-VL's, Llama 4's, Pixtral's and GOT-OCR 2's";
 
 impl Processor {
     /// The processor a checkpoint folder holds: `preprocessor_config.json`, else
@@ -237,6 +270,19 @@ impl Processor {
             }
         };
         let mut processor = Processor::from_json(json, &shown)?;
+        // InternVL's processor passes `crop_to_patches` true to its image processor, whatever
+        // the image processor's own setting.
+        let class = |v: &Value| {
+            v.get("processor_class").and_then(Value::as_str) == Some("InternVLProcessor")
+        };
+        let internvl = class(json) || outer.is_some_and(class);
+        let got_ocr2 = json
+            .get("image_processor_type")
+            .and_then(Value::as_str)
+            .is_some_and(|c| c.starts_with("GotOcr2ImageProcessor"));
+        if internvl && got_ocr2 && processor.cut.is_none() {
+            processor.cut = Some(Cut::Crops(crops(json, processor.resize, &shown)?));
+        }
         // A saved PixtralProcessor resizes to multiples of its own patch times its merge (16
         // and 1 by default), whatever its image processor's patch; the image processor alone
         // (and LightOnOCR's processor), to its own.
@@ -372,9 +418,12 @@ impl Processor {
                 "pads to a fixed size, which anatomy does not do yet; give pixels already processed with --pixels",
             ));
         }
-        let tiles = match d.tiled {
-            true => Some(tiling(json, resize, file)?),
-            false => None,
+        let cut = match d.cuts {
+            Cuts::Canvas => Some(Cut::Canvas(tiling(json, resize, file)?)),
+            Cuts::Crops if flag("crop_to_patches", false)? => {
+                Some(Cut::Crops(crops(json, resize, file)?))
+            }
+            Cuts::Crops | Cuts::Never => None,
         };
         Ok(Processor {
             resize,
@@ -382,7 +431,7 @@ impl Processor {
             rescale,
             normalize,
             convert_rgb: flag("do_convert_rgb", d.convert_rgb)?,
-            tiles,
+            cut,
         })
     }
 
@@ -396,7 +445,26 @@ impl Processor {
             false => Err(format!("makes a {width}×{height} image of it; anatomy makes none over {} pixels, as Pillow opens none", decode::MAX_PIXELS)),
         }
         };
-        if let (Some(t), Some((Size::Exact { height, .. }, filter))) = (self.tiles, self.resize) {
+        if let (Some(Cut::Crops(c)), Some((Size::Exact { height, .. }, filter))) =
+            (self.cut, self.resize)
+        {
+            // The grid holds at most `max` tiles, and the whole image one more.
+            bounded(height * (c.max + 1), height)?;
+            let (n, values) = c.tiles(
+                image,
+                height,
+                (filter, rounding(backend, filter)?),
+                &|tile| self.values(tile, backend),
+            );
+            return Ok(Processed {
+                dims: vec![n, 3, height, height],
+                values,
+                tiles: None,
+            });
+        }
+        if let (Some(Cut::Canvas(t)), Some((Size::Exact { height, .. }, filter))) =
+            (self.cut, self.resize)
+        {
             if backend == Backend::Pil {
                 return Err("has no PIL backend in transformers (Llama 4's is torchvision's alone); give --image-backend torchvision".into());
             }
@@ -429,21 +497,21 @@ impl Processor {
                 }
             };
             bounded(height, width)?;
-            let rounding = match backend {
-                Backend::Pil => Rounding::Pillow,
-                Backend::Torchvision => match filter {
-                    Filter::Bilinear | Filter::Bicubic | Filter::Lanczos => Rounding::Torch,
-                    Filter::Box | Filter::Hamming => {
-                        return Err(format!("resamples with {filter:?}, which torchvision's resize does not have (transformers' torchvision backend fails on it); give --image-backend pil"))
-                    }
-                },
-            };
-            image = image.resize(width, height, filter, rounding);
+            image = image.resize(width, height, filter, rounding(backend, filter)?);
         }
         if let Some((height, width)) = self.crop {
             bounded(height, width)?;
             image = center_crop(&image, height, width, backend);
         }
+        Ok(Processed {
+            dims: vec![3, image.height, image.width],
+            values: self.values(&image, backend),
+            tiles: None,
+        })
+    }
+
+    /// An image's values rescaled and normalized as `backend` does it, channels first.
+    fn values(&self, image: &Image, backend: Backend) -> Vec<f32> {
         let (h, w) = (image.height, image.width);
         let mut out = vec![0f32; 3 * h * w];
         for c in 0..3 {
@@ -468,12 +536,48 @@ impl Processor {
                 };
             }
         }
-        Ok(Processed {
-            dims: vec![3, h, w],
-            values: out,
-            tiles: None,
-        })
+        out
     }
+}
+
+/// How `backend` rounds a resize with `filter`; an error where it has no such filter.
+fn rounding(backend: Backend, filter: Filter) -> Result<Rounding, String> {
+    match backend {
+        Backend::Pil => Ok(Rounding::Pillow),
+        Backend::Torchvision => match filter {
+            Filter::Bilinear | Filter::Bicubic | Filter::Lanczos => Ok(Rounding::Torch),
+            Filter::Box | Filter::Hamming => Err(format!("resamples with {filter:?}, which torchvision's resize does not have (transformers' torchvision backend fails on it); give --image-backend pil")),
+        },
+    }
+}
+
+/// GOT-OCR 2's crops: `min_patches` (1) to `max_patches` (12) tiles, each the square `resize`
+/// size, which it must have.
+fn crops(json: &Value, resize: Option<(Size, Filter)>, file: &str) -> Result<Crops, Error> {
+    match resize {
+        Some((Size::Exact { height, width }, _)) if height == width => {}
+        Some(_) => return Err(Error::new(file, "size", "must be a square {\"height\": N, \"width\": N}: anatomy cuts an image into square tiles of it, as the towers take them")),
+        None => return Err(Error::new(file, "do_resize", "is false: GOT-OCR 2's processor resizes an image onto its tiles")),
+    }
+    let count = |key: &str, default: usize| -> Result<usize, Error> {
+        match json.get(key) {
+            None | Some(Value::Null) => Ok(default),
+            Some(v) => v
+                .as_u64()
+                .filter(|n| (1..=1024).contains(n))
+                .map(|n| n as usize)
+                .ok_or_else(|| Error::new(file, key, "must be a whole number from 1 to 1024")),
+        }
+    };
+    let (min, max) = (count("min_patches", 1)?, count("max_patches", 12)?);
+    if min > max {
+        return Err(Error::new(
+            file,
+            "min_patches",
+            format!("is {min}, more than max_patches ({max}): no grid of tiles fits"),
+        ));
+    }
+    Ok(Crops { min, max })
 }
 
 /// A processed image: its pixel values, channels first (`[3, height, width]`, Llama 4's

@@ -3,7 +3,9 @@
 //! Idefics3, InternVL, Command A Vision, Aya Vision, LFM2-VL, LLaVA-OneVision-1.5).
 
 use super::*;
-use crate::spec::{Act, ImageEncoder, ImageInput, Llava, PixtralVision, Placeholders};
+use crate::spec::{
+    Act, ImageEncoder, ImageInput, InternVlVision, Llava, PixtralVision, Placeholders,
+};
 
 /// LLaVA's vision tower, CLIP's vision model: as GIT's encoder (which is CLIP's), of the
 /// wrapper's default (CLIP ViT-L/14 at 336 pixels) where it has no vision config, else of
@@ -505,6 +507,62 @@ pub fn internvl_projector(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
         .linear("linear_1", text, joined, true)
         .linear("linear_2", text, text, true);
     n.done(top, "text_config")
+}
+
+/// How InternVL runs an image: InternViT's sizes and settings over each tile its processor cuts
+/// (the tile the tower's `image_size`), the pixel shuffle's side, the projector's activation and
+/// the placeholder (`image_token_id`). It reads the last layer's state without the class token
+/// (`vision_feature_layer` -1, `vision_feature_select_strategy` "default", as published); a
+/// config that reads another, or whose shuffle does not divide the patch grid, is counted but
+/// runs no image.
+pub fn internvl_image(top: &Config) -> Result<Option<ImageInput>> {
+    let Some(t) = vit(top, &["internvl_vision"], (448, 14, 1024, 4096, 24))? else {
+        return Ok(None);
+    };
+    let v = &t.v;
+    let Some(image) = square(v, "image_size", 448)? else {
+        return Ok(None);
+    };
+    let ratio = top.float("downsample_ratio", 0.5)?;
+    let shuffle = (1.0 / ratio).round();
+    let whole = shuffle >= 1.0 && (1.0 / ratio - shuffle).abs() < 1e-9;
+    let layer = match top.get("vision_feature_layer") {
+        None => Some(-1),
+        Some(x) => x.as_i64(),
+    };
+    let last = matches!(layer, Some(-1))
+        && top.string("vision_feature_select_strategy", "default")? == "default";
+    if !whole || !t.grid.is_multiple_of(shuffle as u128) || !last {
+        return Ok(None);
+    }
+    let (heads, eps, act, rms) = match v {
+        Some(c) => (
+            c.size("num_attention_heads", Some(16))?,
+            c.float("layer_norm_eps", 1e-6)?,
+            activation(c, "hidden_act", "gelu")?,
+            c.string("norm_type", "layer_norm")? == "rms_norm",
+        ),
+        None => (16, 1e-6, Some(Act::Gelu), false),
+    };
+    let (Some(act), Some(projector_act)) = (act, activation(top, "projector_hidden_act", "gelu")?)
+    else {
+        return Ok(None);
+    };
+    Ok(Some(ImageInput {
+        token: token_id(top, "image_token_id", "image_token_index", 151_667)?,
+        placeholders: Placeholders::Bracketed,
+        encoder: ImageEncoder::InternVl(InternVlVision {
+            tower: t.runs(top, "vision_tower.", image, heads, eps, act)?,
+            rms,
+            qkv_bias: flag(v, "attention_bias", false)?,
+            qk_norm: flag(v, "use_qk_norm", false)?,
+            positions: flag(v, "use_absolute_position_embeddings", true)?,
+            last_norm: !flag(v, "use_mean_pooling", true)?,
+            shuffle: shuffle as u64,
+            projector: "multi_modal_projector.".into(),
+            projector_act,
+        }),
+    }))
 }
 
 /// How many patches InternVL's pixel shuffle joins: Python's int(1 / downsample_ratio), squared.

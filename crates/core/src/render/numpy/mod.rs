@@ -628,6 +628,14 @@ fn config_json(spec: &Spec) -> serde_json::Value {
                         "positions": q.positions, "deepstack": q.deepstack,
                     }),
                 ),
+                ImageEncoder::InternVl(i) => (
+                    &i.tower,
+                    json!({
+                        "rms": i.rms, "qkv_bias": i.qkv_bias, "qk_norm": i.qk_norm,
+                        "positions": i.positions, "last_norm": i.last_norm, "shuffle": i.shuffle,
+                        "projector": i.projector, "projector_act": act_name(i.projector_act),
+                    }),
+                ),
             };
             for (key, value) in [
                 ("token", json!(i.token)),

@@ -56,6 +56,10 @@ pub(super) fn pieces(g: &crate::graph::Graph) -> Pieces {
         "image_pixtral",
         matches!(encoder, Some(ImageEncoder::Pixtral(_))),
     );
+    p.set(
+        "image_internvl",
+        matches!(encoder, Some(ImageEncoder::InternVl(_))),
+    );
     // Dory's nGPT: learned scales on queries, gates, the MLP's halves and the logits.
     p.set("ngpt", spec.ngpt.is_some());
     // DeepSeek-V4's layers whose experts are chosen by token id.

@@ -4,7 +4,8 @@
 
 use super::*;
 use crate::spec::{
-    ImageEncoder, ImageInput, Llama4Vision, PixtralVision, Qwen2Vision, Qwen3Vision, VisionTower,
+    ImageEncoder, ImageInput, InternVlVision, Llama4Vision, PixtralVision, Qwen2Vision,
+    Qwen3Vision, VisionTower,
 };
 
 /// The towers' classes.
@@ -35,6 +36,7 @@ pub(super) fn classes(image: &ImageInput) -> String {
             .join("\n\n\n"),
         ImageEncoder::Llama4(_) => include_str!("llama4.py").trim_end().to_string(),
         ImageEncoder::Pixtral(_) => include_str!("pixtral.py").trim_end().to_string(),
+        ImageEncoder::InternVl(_) => include_str!("internvl.py").trim_end().to_string(),
     }
 }
 
@@ -81,6 +83,7 @@ pub(super) fn model(spec: &Spec, n: &Names, module: &str, image: &ImageInput) ->
         }
         ImageEncoder::Llama4(l) => return llama4(spec, n, module, image, l),
         ImageEncoder::Pixtral(p) => return pixtral(spec, n, module, image, p),
+        ImageEncoder::InternVl(i) => return internvl(spec, n, module, image, i),
     };
     let projector = l.projector.trim_end_matches('.');
     let text = spec.hidden;
@@ -251,6 +254,46 @@ fn llama4(spec: &Spec, n: &Names, module: &str, image: &ImageInput, l: &Llama4Vi
     def image_features(self, pixel_values):  # [..., tiles, ${channels}, ${image}, ${image}] -> [tiles · features, ${text}]
         tiles = pixel_values.reshape(-1, *pixel_values.shape[-3:])
         return self.${projector}.linear_1(self.${tower}(tiles)).flatten(0, 1)"#,
+    )
+}
+
+/// InternVL's Model: InternViT run over each tile, its patches shuffled, and the projector.
+fn internvl(
+    spec: &Spec,
+    n: &Names,
+    module: &str,
+    image: &ImageInput,
+    i: &InternVlVision,
+) -> String {
+    let mut vars = tower_vars(&i.tower);
+    vars.extend([
+        ("projector", i.projector.trim_end_matches('.').to_string()),
+        (
+            "flags",
+            [i.rms, i.qkv_bias, i.qk_norm, i.positions, i.last_norm]
+                .map(py_bool)
+                .join(", "),
+        ),
+        ("shuffle", i.shuffle.to_string()),
+        (
+            "joined",
+            (i.tower.hidden * i.shuffle * i.shuffle).to_string(),
+        ),
+        ("projector_act", act(i.projector_act)),
+        ("text", spec.hidden.to_string()),
+    ]);
+    placeholder_model(
+        spec,
+        (n, module),
+        image,
+        vars,
+        "InternVL: the language model, InternViT and the projector beside it.",
+        r#"        self.${tower} = InternVit(${channels}, ${image}, ${patch}, ${hidden}, ${intermediate}, ${heads}, ${layers}, ${eps}, ${act}, ${flags}, ${shuffle})
+        self.${projector} = InternVlProjector(${joined}, ${text}, ${projector_act})
+
+    def image_features(self, pixel_values):  # [..., tiles, ${channels}, ${image}, ${image}] -> [tiles · features, ${text}]
+        tiles = pixel_values.reshape(-1, *pixel_values.shape[-3:])
+        return self.${projector}(self.${tower}(tiles)).flatten(0, 1)"#,
     )
 }
 

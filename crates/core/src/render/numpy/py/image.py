@@ -295,6 +295,48 @@ def llama4_layer(x, W, L, I, cos, sin):
 
 
 #.
+#: image_internvl
+def image_features(pixels, W):
+    # pixels: [tiles, channels, image, image] (or one tile [channels, image, image]), as InternVL's processor cuts an image -> [tiles · features, hidden]
+    tiles = pixels.reshape(-1, *pixels.shape[-3:])
+    return np.concatenate([internvl_tile(t, W, CONFIG["image"]) for t in tiles])
+
+
+def internvl_tile(pixels, W, I):
+    # pixels: [channels, image, image] -> [features, hidden]: InternViT over one tile, the pixel shuffle and the projector
+    T, k = I["tower"], I["shuffle"]
+    g = I["image"] // I["patch"]  # patches along a side
+    x = patch_embed(pixels, W, T + "embeddings.patch_embeddings.projection.weight", I["patch"]) + W[T + "embeddings.patch_embeddings.projection.bias"]  # [g², d]
+    x = np.concatenate([W[T + "embeddings.cls_token"][0], x])  # [1 + g², d], the class token first
+    if I["positions"]:
+        x = x + W[T + "embeddings.position_embeddings"][0]  # + a learned position each
+    norm = tower_rms if I["rms"] else tower_norm
+    H = I["heads"]
+    hd = x.shape[-1] // H
+    for i in range(I["depth"]):
+        L = f"{T}encoder.layer.{i}."
+        a = norm(x, W, L + "layernorm_before", I["eps"])  # [N, d]
+        q, kk, v = (tower_linear(a, W, L + f"attention.{m}_proj", I["qkv_bias"]) for m in "qkv")  # [N, d] each
+        if I["qk_norm"]:  # RMSNorms over the whole width, before the heads split
+            q, kk = tower_rms(q, W, L + "attention.q_norm", 1e-6), tower_rms(kk, W, L + "attention.k_norm", 1e-6)
+        q, kk, v = (t.reshape(-1, H, hd).transpose(1, 0, 2) for t in (q, kk, v))  # [H, N, hd]
+        s = q @ kk.transpose(0, 2, 1) / math.sqrt(hd)  # [H, N, N], every token sees every other
+        s = np.exp(s - s.max(-1, keepdims=True))
+        s = s / s.sum(-1, keepdims=True)
+        o = (s @ v).transpose(1, 0, 2).reshape(-1, H * hd)  # [N, d]
+        x = x + W[L + "lambda_1"] * tower_linear(o, W, L + "attention.projection_layer")  # scaled by a learned vector
+        m = act(tower_linear(norm(x, W, L + "layernorm_after", I["eps"]), W, L + "mlp.fc1"), I["act"])
+        x = x + W[L + "lambda_2"] * tower_linear(m, W, L + "mlp.fc2")  # [N, d]
+    if I["last_norm"]:
+        x = tower_norm(x, W, T + "layernorm", I["eps"])
+    s = g // k  # features along a side
+    x = x[1:].reshape(s, k, s, k, -1).transpose(0, 2, 1, 3, 4).reshape(s * s, -1)  # [features, k²·d]: the class token dropped, each k×k patches side by side, row offset first
+    P = I["projector"]
+    x = act(tower_linear(tower_norm(x, W, P + "layer_norm", 1e-5), W, P + "linear_1"), I["projector_act"])  # [features, hidden]
+    return tower_linear(x, W, P + "linear_2")  # [features, hidden]
+
+
+#.
 #: image_pixtral
 def image_features(pixels, W):
     # pixels: [channels, height, width], as Pixtral's processor resizes and normalizes them (sides multiples of patch × merge) -> [features, hidden]
