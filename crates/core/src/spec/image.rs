@@ -496,6 +496,17 @@ impl VisionTower {
         2 * u128::from(self.grid()).pow(2) * d * c * p * p
     }
 
+    /// A tile's patches and class token through the patch convolution and every layer.
+    fn with_class_flops(&self) -> u128 {
+        self.embed_flops()
+            + u128::from(self.depth) * self.layer_flops(u128::from(self.grid()).pow(2) + 1)
+    }
+
+    /// Features of a tile whose patches are shuffled `k`×`k` into one.
+    fn shuffled(&self, k: u64) -> u64 {
+        (self.grid() / k).pow(2)
+    }
+
     /// One layer over `n` tokens: the four attention projections and the MLP over each, and
     /// attention's scores and weighted values among them.
     fn layer_flops(&self, n: u128) -> u128 {
@@ -749,18 +760,15 @@ pub struct Llama4Vision {
 impl Llama4Vision {
     /// Features (and so placeholder tokens) per tile.
     pub fn features(&self) -> u64 {
-        (self.tower.grid() / self.shuffle).pow(2)
+        self.tower.shuffled(self.shuffle)
     }
 
     /// One tile: the patches' map; every layer over the patches and the class token; the
     /// adapter's two maps and the projector's over every feature into `text`.
     fn flops(&self, text: u64) -> u128 {
-        let t = &self.tower;
-        let n = u128::from(t.grid()).pow(2);
-        let joined = u128::from(t.hidden * self.shuffle * self.shuffle);
+        let joined = u128::from(self.tower.hidden * self.shuffle * self.shuffle);
         let a = u128::from(self.adapter);
-        t.embed_flops()
-            + u128::from(t.depth) * t.layer_flops(n + 1)
+        self.tower.with_class_flops()
             + 2 * u128::from(self.features()) * (joined * a + a * a + a * u128::from(text))
     }
 }
@@ -790,18 +798,15 @@ pub struct InternVlVision {
 impl InternVlVision {
     /// Features (and so placeholder tokens) per tile.
     pub fn features(&self) -> u64 {
-        (self.tower.grid() / self.shuffle).pow(2)
+        self.tower.shuffled(self.shuffle)
     }
 
     /// One tile: the patch convolution; every layer over the patches and the class token; the
     /// projector's two maps over every feature into `text`.
     fn flops(&self, text: u64) -> u128 {
-        let t = &self.tower;
-        let n = u128::from(t.grid()).pow(2);
-        let joined = u128::from(t.hidden * self.shuffle * self.shuffle);
+        let joined = u128::from(self.tower.hidden * self.shuffle * self.shuffle);
         let text = u128::from(text);
-        t.embed_flops()
-            + u128::from(t.depth) * t.layer_flops(n + 1)
+        self.tower.with_class_flops()
             + 2 * u128::from(self.features()) * (joined * text + text * text)
     }
 }

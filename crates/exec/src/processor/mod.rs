@@ -91,6 +91,7 @@ enum Cuts {
 }
 
 /// A class's defaults: the attributes transformers' class sets (the rest are off).
+#[derive(Clone, Copy)]
 struct Defaults {
     filter: Filter,
     mean: [f32; 3],
@@ -129,6 +130,16 @@ fn defaults(class: &str) -> Option<Defaults> {
         crop: None,
         square: true,
         convert_rgb: false,
+        cuts: Cuts::Never,
+    };
+    let blip = Defaults {
+        filter: Filter::Bicubic,
+        mean: CLIP_MEAN,
+        std: CLIP_STD,
+        size: square(384),
+        crop: None,
+        square: true,
+        convert_rgb: true,
         cuts: Cuts::Never,
     };
     Some(match base {
@@ -197,26 +208,11 @@ fn defaults(class: &str) -> Option<Defaults> {
             convert_rgb: true,
             cuts: Cuts::Canvas,
         },
-        "BlipImageProcessor" => Defaults {
-            filter: Filter::Bicubic,
-            mean: CLIP_MEAN,
-            std: CLIP_STD,
-            size: square(384),
-            crop: None,
-            square: true,
-            convert_rgb: true,
-            cuts: Cuts::Never,
-        },
-        // Its tiles, where it cuts them, the resize's square.
+        "BlipImageProcessor" => blip,
+        // BLIP's, cutting tiles of the resize's square where it crops.
         "GotOcr2ImageProcessor" => Defaults {
-            filter: Filter::Bicubic,
-            mean: CLIP_MEAN,
-            std: CLIP_STD,
-            size: square(384),
-            crop: None,
-            square: true,
-            convert_rgb: true,
             cuts: Cuts::Crops,
+            ..blip
         },
         _ => return None,
     })

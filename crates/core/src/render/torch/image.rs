@@ -36,7 +36,10 @@ pub(super) fn classes(image: &ImageInput) -> String {
             .join("\n\n\n"),
         ImageEncoder::Llama4(_) => include_str!("llama4.py").trim_end().to_string(),
         ImageEncoder::Pixtral(_) => include_str!("pixtral.py").trim_end().to_string(),
-        ImageEncoder::InternVl(_) => include_str!("internvl.py").trim_end().to_string(),
+        // CLIP's MLP is InternViT's.
+        ImageEncoder::InternVl(_) => [include_str!("llava.py"), include_str!("internvl.py")]
+            .map(str::trim_end)
+            .join("\n\n\n"),
     }
 }
 

@@ -19,17 +19,6 @@ class InternVitAttention(nn.Module):
         return self.projection_layer((a @ v).transpose(1, 2).reshape(B, N, D))
 
 
-class InternVitMlp(nn.Module):
-    def __init__(self, hidden, intermediate, act):
-        super().__init__()
-        self.fc1 = nn.Linear(hidden, intermediate)
-        self.fc2 = nn.Linear(intermediate, hidden)
-        self.act = act
-
-    def forward(self, x):
-        return self.fc2(self.act(self.fc1(x)))
-
-
 class InternVitLayer(nn.Module):
     """A pre-norm layer: attention, then the MLP, each scaled by a learned vector (lambda_1, lambda_2) before it joins the stream."""
 
@@ -40,7 +29,7 @@ class InternVitLayer(nn.Module):
         self.attention = InternVitAttention(hidden, heads, bias, qk_norm)
         self.lambda_1 = nn.Parameter(torch.ones(hidden))
         self.layernorm_after = norm(hidden, eps=eps)
-        self.mlp = InternVitMlp(hidden, intermediate, act)
+        self.mlp = ClipMlp(hidden, intermediate, act)
         self.lambda_2 = nn.Parameter(torch.ones(hidden))
 
     def forward(self, x):
