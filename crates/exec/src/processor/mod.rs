@@ -985,6 +985,44 @@ mod tests {
         assert!(e.contains("resample"), "{e}");
         let e = refuse(r#"{"image_processor_type": "CLIPImageProcessor", "image_mean": [1, 2]}"#);
         assert!(e.contains("image_mean"), "{e}");
+        // GOT-OCR 2's crops: a grid that holds no tile count, a count past the bound, tiles of
+        // no square.
+        let crops = |extra: &str| {
+            refuse(&format!(
+                r#"{{"image_processor_type": "GotOcr2ImageProcessor", "crop_to_patches": true, {extra}}}"#
+            ))
+        };
+        let e = crops(r#""min_patches": 5, "max_patches": 4"#);
+        assert!(
+            e.contains("min_patches") && e.contains("max_patches (4)"),
+            "{e}"
+        );
+        let e = crops(r#""max_patches": 100000"#);
+        assert!(e.contains("max_patches") && e.contains("1 to 1024"), "{e}");
+        let e = crops(r#""size": {"height": 20, "width": 30}"#);
+        assert!(e.contains("size") && e.contains("square"), "{e}");
+    }
+
+    /// InternVL's processor crops whatever its image processor's own `crop_to_patches` says;
+    /// GOT-OCR 2's alone does as it says.
+    #[test]
+    fn internvls_processor_always_crops() {
+        let dir = tempfile::tempdir().unwrap();
+        let image = serde_json::json!({"image_processor_type": "GotOcr2ImageProcessor", "crop_to_patches": false, "max_patches": 6});
+        std::fs::write(
+            dir.path().join("preprocessor_config.json"),
+            image.to_string(),
+        )
+        .unwrap();
+        assert_eq!(Processor::from_folder(dir.path()).unwrap().cut, None);
+        let outer =
+            serde_json::json!({"processor_class": "InternVLProcessor", "image_processor": image});
+        std::fs::remove_file(dir.path().join("preprocessor_config.json")).unwrap();
+        std::fs::write(dir.path().join("processor_config.json"), outer.to_string()).unwrap();
+        assert_eq!(
+            Processor::from_folder(dir.path()).unwrap().cut,
+            Some(Cut::Crops(Crops { min: 1, max: 6 }))
+        );
     }
 
     /// Settings that would make an image larger than any file may hold are refused, not run.
