@@ -7,7 +7,9 @@
 //! The processors read are those whose whole work is that sequence (CLIP's, SigLIP's, ViT's,
 //! BLIP's, BiT's, and Gemma 3's without pan and scan), and Qwen2-VL's, which resizes to its
 //! own grid (`smart_resize`) and leaves the patching to the tower: its pixels are given here
-//! before they are cut into patches; and Llama 4's, which cuts an image into tiles (`tiles`).
+//! before they are cut into patches; Llama 4's, which cuts an image into tiles (`tiles`); and
+//! GOT-OCR 2's, which crops it into tiles where it is asked to (`crops`; InternVL's processor
+//! always asks).
 
 pub mod crops;
 pub mod decode;
