@@ -17,13 +17,13 @@ pub fn gguf() -> std::path::PathBuf {
 }
 
 /// How far apart anatomy's stored path and llama.cpp may put the lead of one token over another
-/// (logits reach 38 here). Both quantize a matrix's input to 8 bits per block of 32, beside
-/// SmolLM2's massive activations (2,829 in one channel, so its block's step is 22): a rounding
-/// that flips with the order of a float sum moves a value by a step, so the leads wander with
-/// the kernel, not only between the two programs. Measured over the fixture's 24 steps, llama.cpp's
-/// tokens fed back: anatomy's scalar, AVX2 and AVX-512 paths put the leads within 0.32, 0.55 and
-/// 0.38 of llama.cpp's, and within 0.28 of one another (scalar against AVX2); llama.cpp's own
-/// f16 K/V cache leaves its f32 cache's path at the fifth token (0.034 apart).
+/// (logits reach 38 here). Both quantize a decode step's activations to 8 bits per block of 32,
+/// beside SmolLM2's massive activations (2,829 in one channel, so its block's step is 22): a
+/// rounding that flips with the order of a float sum moves a value by a step, so the leads wander
+/// with the kernel, not only between the two programs. Measured over the fixture's 24 steps,
+/// llama.cpp's tokens fed back: anatomy's scalar, AVX2 and AVX-512 paths put the leads within
+/// 0.50, 0.38 and 0.38 of llama.cpp's, and within 0.22 of one another (scalar against AVX2);
+/// llama.cpp's own f16 K/V cache leaves its f32 cache's path at the sixth token (0.034 apart).
 #[allow(dead_code)]
 pub const TIE: f32 = 1.0;
 

@@ -299,6 +299,30 @@ impl QLinear {
             });
             return;
         }
+        if m >= PROMPT {
+            // A prompt's activations unquantized on every path, as the AVX-512 tiles take
+            // them: each row of the unit dequantized once, dotted with every row of `x` in f32,
+            // so that a stored model's prompt gives the same logits on every CPU (to the order
+            // of the sums), not 8-bit activations' rounding where AVX-512 is missing.
+            for_ranges(out.div_ceil(UNIT), m * n * out / 4, |units| {
+                let mut w = vec![0f32; n];
+                let mut q = [0i8; QK];
+                for o in units.start * UNIT..out.min(units.end * UNIT) {
+                    for j in 0..nb {
+                        let (d, min) = self.block.decode(self.row(o), j, &mut q);
+                        for (i, (v, &q)) in w[j * QK..(j + 1) * QK].iter_mut().zip(&q).enumerate() {
+                            *v = d[i / 16] * q as f32 + min;
+                        }
+                    }
+                    for i in 0..m {
+                        let v = dot_f32(path, &x[i * n..(i + 1) * n], &w);
+                        // SAFETY: y is [m, out] and (i, o) belongs to this unit alone.
+                        unsafe { y.part(i * out + o, 1)[0] = v }
+                    }
+                }
+            });
+            return;
+        }
         let xq = Q8Rows::new(x, m, n);
         for_ranges(out.div_ceil(UNIT), m * n * out / 4, |units| {
             #[cfg(target_arch = "x86_64")]
@@ -327,6 +351,35 @@ impl QLinear {
                 }
             }
         });
+    }
+}
+
+/// Σ a·b in f32, eight sums side by side (vectorized with AVX2's FMA on that path).
+fn dot_f32(path: Path, a: &[f32], b: &[f32]) -> f32 {
+    #[inline(always)]
+    fn sums(a: &[f32], b: &[f32]) -> f32 {
+        let mut acc = [0f32; 8];
+        for (a, b) in a.chunks_exact(8).zip(b.chunks_exact(8)) {
+            for k in 0..8 {
+                acc[k] = a[k].mul_add(b[k], acc[k]);
+            }
+        }
+        let tail: f32 = (a.chunks_exact(8).remainder().iter())
+            .zip(b.chunks_exact(8).remainder())
+            .map(|(a, b)| a * b)
+            .sum();
+        acc.iter().sum::<f32>() + tail
+    }
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,fma")]
+    unsafe fn sums_fma(a: &[f32], b: &[f32]) -> f32 {
+        sums(a, b)
+    }
+    match path {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: the path's features were seen by `available`.
+        Path::Avx2 | Path::Avx512 => unsafe { sums_fma(a, b) },
+        _ => sums(a, b),
     }
 }
 
