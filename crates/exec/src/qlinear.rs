@@ -11,8 +11,8 @@
 //! 4-bit groups of 64 and 128, and int8 blocks after f32 scales that hold the lattice i-quants'
 //! integers and affine codes of other widths exactly.
 //!
-//! As in llama.cpp, each row of `x` is quantized once per product to 8 bits per value in blocks
-//! of 32 (a scale d and, for the formats with a minimum, s = d·Σq). A weight block is
+//! As in llama.cpp, each row of a decode step's `x` (and of a product of fewer than `PROMPT`
+//! rows) is quantized once per product to 8 bits per value in blocks of 32 (a scale d and, for the formats with a minimum, s = d·Σq). A weight block is
 //! w = d_w·q_w + m_w with small integers q_w, so its dot product with an `x` block is
 //! d_w·d_x·Σ q_w·q_x + m_w·s_x: an integer sum of 32 products, one multiply–add in f32.
 //!
@@ -25,7 +25,10 @@
 //!   int8 GEMM layout): one dpbusd adds 64 products, four to each row's sum, where dequantizing
 //!   to f32 would cost a multiply–add for 16 and the dequantization itself. Here `x` is held in
 //!   two bytes a value, not one (`x86::Split`): a prompt's projections stay as close to f32 as
-//!   the f32 kernel they replace, at two dpbusd a step.
+//!   the f32 kernel they replace, at two dpbusd a step;
+//! - a prompt elsewhere: each weight row dequantized once, dotted in f32 with each row of `x`.
+//!   A prompt's activations are never quantized to 8 bits, on any path, so that a stored
+//!   model's prompt gives one answer on every CPU (to the order of the sums).
 //!
 //! The integer sums are exact on every path; only the order of the f32 sums differs. Paths are
 //! chosen at run time: AVX-512 (VNNI's dpbusd, two blocks an instruction), AVX2 (maddubs), or
@@ -44,9 +47,10 @@ const QK: usize = 32;
 pub(crate) const UNIT: usize = 16;
 /// Rows of `x` per tile: their quantized values stay in L2 while a unit's rows pass over them.
 const TILE: usize = 64;
-/// From this many rows of `x` on, AVX-512 multiplies in tiles (`x86::tiles`): a unit's weight
-/// rows are repacked once, in registers, for all the rows of `x`; 16-bit weights are widened
-/// once to f32 (`floatlinear`).
+/// From this many rows of `x` on, a product is a prompt's, its `x` unquantized: AVX-512
+/// multiplies in tiles (`x86::tiles`: a unit's weight rows repacked once, in registers, for all
+/// the rows of `x`), other paths dequantize each weight row once to f32; 16-bit weights are
+/// widened once to f32 (`floatlinear`).
 pub(crate) const PROMPT: usize = 4;
 
 mod block;
