@@ -380,10 +380,13 @@ fn dot_f32(path: Path, a: &[f32], b: &[f32]) -> f32 {
         sums(a, b)
     }
     match path {
+        Path::Scalar => sums(a, b),
         #[cfg(target_arch = "x86_64")]
         // SAFETY: the path's features were seen by `available`.
         Path::Avx2 | Path::Avx512 => unsafe { sums_fma(a, b) },
-        _ => sums(a, b),
+        // (No such path is available off x86-64.)
+        #[cfg(not(target_arch = "x86_64"))]
+        Path::Avx2 | Path::Avx512 => sums(a, b),
     }
 }
 

@@ -370,9 +370,10 @@ pub fn framed(
             // InternVLProcessor's own tokens (its tokenizer's, which checkpoints keep): the one
             // placeholder written framed, the run every tile's.
             let n = input.encoder.features_of(dims) as usize;
-            Ok(match text.matches(&p).count() {
-                1 => text.replace(&p, &format!("<img>{}</img>", p.repeat(n))),
-                _ => text.to_string(),
+            // None written, or already one per feature: the text as it is.
+            Ok(match text.matches(&p).count() == 1 {
+                true => text.replace(&p, &format!("<img>{}</img>", p.repeat(n))),
+                false => text.to_string(),
             })
         }
         Placeholders::Prefix => {

@@ -311,17 +311,19 @@ impl Model {
         let tiles = pixels.reshape(((), c, side, side))?;
         let (d, g, k) = (t.hidden as usize, t.grid() as usize, v.shuffle as usize);
         let kernel = "embeddings.patch_embeddings.projection";
-        let mut out = Vec::new();
+        let class = w("embeddings.cls_token")?.reshape((1, d))?;
+        let positions = match v.positions {
+            true => Some(w("embeddings.position_embeddings")?.reshape((g * g + 1, d))?),
+            false => None,
+        };
+        let mut joined = Vec::new();
         for tile in 0..tiles.dim(0)? {
             let embedded = self
                 .patch_embed(t, &tiles.get(tile)?, &format!("{kernel}.weight"))?
                 .broadcast_add(w(&format!("{kernel}.bias"))?)?;
-            let class = w("embeddings.cls_token")?.reshape((1, d))?;
             let mut h = Tensor::cat(&[&class, &embedded], 0)?;
-            if v.positions {
-                h = h.broadcast_add(
-                    &w("embeddings.position_embeddings")?.reshape((g * g + 1, d))?,
-                )?;
+            if let Some(p) = &positions {
+                h = h.broadcast_add(p)?;
             }
             for i in 0..t.depth as usize {
                 h = self.intern_vit_layer(v, i, h)?;
@@ -332,22 +334,23 @@ impl Model {
             // [1 + g², d] → [features, k²·d]: the class token dropped, each k×k patches side by
             // side, row offset first.
             let s = g / k;
-            let joined = h
-                .narrow(0, 1, g * g)?
-                .reshape((s, k, s, k, d))?
-                .permute((0, 2, 1, 3, 4))?
-                .reshape((s * s, k * k * d))?;
-            let p = |name: &str| format!("{}{name}", v.projector);
-            let lin = |x: &Tensor, name: &str| -> Res<Tensor> {
-                let b = self.weights.get(&p(&format!("{name}.bias")))?;
-                self.linear(x, &p(&format!("{name}.weight")), Some(b))
-            };
-            // torch's LayerNorm default ε.
-            let y = self.layer_norm(&joined, &p("layer_norm"), 1e-5)?;
-            let y = apply_act(v.projector_act, &lin(&y, "linear_1")?)?;
-            out.push(lin(&y, "linear_2")?);
+            joined.push(
+                h.narrow(0, 1, g * g)?
+                    .reshape((s, k, s, k, d))?
+                    .permute((0, 2, 1, 3, 4))?
+                    .reshape((s * s, k * k * d))?,
+            );
         }
-        Ok(Tensor::cat(&out, 0)?)
+        // The projector over every tile's features at once.
+        let p = |name: &str| format!("{}{name}", v.projector);
+        let lin = |x: &Tensor, name: &str| -> Res<Tensor> {
+            let b = self.weights.get(&p(&format!("{name}.bias")))?;
+            self.linear(x, &p(&format!("{name}.weight")), Some(b))
+        };
+        // torch's LayerNorm default ε.
+        let y = self.layer_norm(&Tensor::cat(&joined, 0)?, &p("layer_norm"), 1e-5)?;
+        let y = apply_act(v.projector_act, &lin(&y, "linear_1")?)?;
+        lin(&y, "linear_2")
     }
 
     /// An InternViT layer: a norm, Q, K and V (RMSNormed over the whole width where the tower
