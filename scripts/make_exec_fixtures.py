@@ -2132,6 +2132,109 @@ def make_internvl_image(name, raw):
           f"tiles {tuple(pixels.shape)}")
 
 
+
+# Aya Vision seeing an image: SigLIP (28-pixel tiles in patches of 7) before a Cohere2 language
+# model, each 2×2 patches of the state read joined by the pixel shuffle, a LayerNorm and a SwiGLU
+# projector; its processor (GOT-OCR 2's image processor, its own crop_to_patches off, which Aya's
+# processor turns on) cuts the 40×61 photo onto 2×1 tiles and the whole image a third, laid out as
+# <|START_OF_IMG|> TILE_1 run, TILE_2 run, TILE_GLOBAL run <|END_OF_IMG|> in place of <image>. One
+# as published (the last layer's state, before the tower's last LayerNorm; no pooling head;
+# torchvision's backend), one reading the layer before (-2), with a pooling head stored and the
+# projector's width the text's (no alignment_intermediate_size; PIL's backend).
+AYA_TEXT = {"model_type": "cohere2", "hidden_size": 32, "intermediate_size": 48, "num_hidden_layers": 2,
+            "num_attention_heads": 4, "num_key_value_heads": 2, "vocab_size": 96, "pad_token_id": 0,
+            "sliding_window": 4, "logit_scale": 0.5, "eos_token_id": 2}
+AYA_VISION = {"model_type": "siglip_vision_model", "hidden_size": 16, "intermediate_size": 24,
+              "num_hidden_layers": 2, "num_attention_heads": 2, "image_size": 28, "patch_size": 7}
+AYA_IMAGES = {
+    "aya-vision-jpeg": {"model_type": "aya_vision", "architectures": ["AyaVisionForConditionalGeneration"],
+                        "image_token_index": 95, "downsample_factor": 2, "alignment_intermediate_size": 40,
+                        "adapter_layer_norm_eps": 1e-5, "vision_feature_select_strategy": "full",
+                        "vision_feature_layer": -1, "text_config": AYA_TEXT,
+                        "vision_config": dict(AYA_VISION, vision_use_head=False)},
+    "aya-vision-layer": {"model_type": "aya_vision", "architectures": ["AyaVisionForConditionalGeneration"],
+                         "image_token_index": 95, "downsample_factor": 2, "vision_feature_layer": -2,
+                         "text_config": AYA_TEXT, "vision_config": dict(AYA_VISION, vision_use_head=True)},
+}
+AYA_CHAT = ("{% for message in messages %}<|START_OF_TURN_TOKEN|> {{ message['role'] }} "
+            "{% for content in message['content'] %}{% if content['type'] == 'image' %}<image>"
+            "{% elif content['type'] == 'text' %} {{ content['text'] }}{% endif %}{% endfor %} <|END_OF_TURN_TOKEN|> "
+            "{% endfor %}{% if add_generation_prompt %}<|START_OF_TURN_TOKEN|> assistant{% endif %}")
+AYA_TOKENS = ["<|START_OF_IMG|>", "<|END_OF_IMG|>", "<|IMG_LINE_BREAK|>", "<|IMG_PATCH|>"]
+
+
+def aya_processor(d, raw):
+    """The image (image.jpg) and AyaVisionProcessor saved in `d` for the model `raw` configures:
+    its image tokens the last four ids (the placeholder, <|IMG_PATCH|>, the last), the tiles'
+    names words of its vocabulary."""
+    import tempfile
+    from tokenizers import AddedToken, Tokenizer, models, pre_tokenizers
+    from transformers import AutoImageProcessor, AyaVisionProcessor, PreTrainedTokenizerFast
+    photo(d / "image.jpg", 40, 61, 17, lambda x, y: [x * 3.0, y * 3.5, (2 * x + y) * 1.5])
+    v = raw["vision_config"]
+    side = v["image_size"]
+    settings = {"image_processor_type": "GotOcr2ImageProcessor", "size": {"height": side, "width": side},
+                "crop_to_patches": False, "max_patches": 4}
+    backend = "torchvision" if raw.get("vision_feature_layer", -1) == -1 else "pil"
+    with tempfile.TemporaryDirectory() as tmp:
+        (Path(tmp) / "preprocessor_config.json").write_text(json.dumps(settings))
+        image_processor = AutoImageProcessor.from_pretrained(tmp, backend=backend)
+    special = ["<PAD>", "<|START_OF_TURN_TOKEN|>", "<|END_OF_TURN_TOKEN|>"]
+    words = special + ["user", "assistant", "What", "is", "this?", "TILE_1", "TILE_2", "TILE_3", "TILE_GLOBAL"]
+    size = raw["text_config"]["vocab_size"]
+    at = {size - 4 + i: t for i, t in enumerate(AYA_TOKENS)}
+    assert at[raw["image_token_index"]] == "<|IMG_PATCH|>"
+    vocab = {at.get(i, words[i] if i < len(words) else f"w{i}"): i for i in range(size)}
+    tok = Tokenizer(models.WordLevel(vocab, unk_token="<PAD>"))
+    tok.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+    tok.add_special_tokens([AddedToken(t, special=True) for t in special + AYA_TOKENS])
+    fast = PreTrainedTokenizerFast(tokenizer_object=tok, eos_token="<|END_OF_TURN_TOKEN|>", pad_token="<PAD>",
+                                   unk_token="<PAD>")
+    processor = AyaVisionProcessor(image_processor=image_processor, tokenizer=fast, chat_template=AYA_CHAT,
+                                   img_size=side, patch_size=v["patch_size"],
+                                   downsample_factor=raw.get("downsample_factor", 2))
+    processor.save_pretrained(d)
+    return processor, backend
+
+
+def make_aya_image(name, raw):
+    import numpy
+    from torch.utils.flop_counter import FlopCounterMode
+    made = {}
+
+    def make_processor(d, raw):
+        made["processor"], made["backend"] = aya_processor(d, raw)
+        return made["processor"]
+
+    model, d, processor, image = image_model(name, raw, make_processor)
+    run = partial(logits_of_inputs, model)
+    prompt = "<image> What is this?"
+    plain = processor(text=[prompt], images=[image], return_tensors="pt")
+    pixels = plain["pixel_values"]
+    logits = run(plain)
+    numpy.save(d / "pixels.npy", pixels.numpy().astype(numpy.float32))
+    # The figures are stated for an image of one tile: the patch embedding, the layers up to the
+    # state read (transformers runs the rest and the pooling head too, unread) and the projector.
+    counter = FlopCounterMode(display=False)
+    with counter, torch.no_grad():
+        model.get_image_features(pixels[:1])
+    counts = {k: sum(v.values()) for k, v in counter.get_flop_counts().items()}
+    run_layers = raw.get("vision_feature_layer", -1) % (raw["vision_config"]["num_hidden_layers"] + 1)
+    modules = ["SiglipVisionModel.embeddings", "AyaVisionMultiModalProjector"]
+    modules += [f"SiglipVisionModel.encoder.layers.{i}" for i in range(run_layers)]
+    expected = {"transformers": transformers.__version__, "ids": plain["input_ids"][0].tolist(),
+                "prompt_text": prompt, "logits": logits.tolist(),
+                "image_flops": sum(counts.get(m, 0) for m in modules),
+                "image_tokens": (plain["input_ids"][0] == raw["image_token_index"]).sum().item() // len(pixels),
+                "image_backend": made["backend"]}
+    expected["chat"] = processor_chat(processor, image, run)
+    with torch.no_grad():
+        out = model.generate(**plain, max_new_tokens=4, do_sample=False)
+    expected["generated"] = out[0, plain["input_ids"].shape[1]:].tolist()
+    (d / "expected.json").write_text(json.dumps(expected) + "\n")
+    print(f"image/{name}: {sum(p.numel() for p in model.parameters()):,} params, logits {tuple(logits.shape)}, "
+          f"tiles {tuple(pixels.shape)}")
+
 # Mistral 3 seeing an image at its own size (Pixtral's processor, PIL backend): a JPEG of 40×61
 # pixels rounded up to 48×64 (multiples of its patch of 8 times the merge of 2), 6×8 patches merged
 # to 3×4 features, each row of [IMG] placeholders ended by [IMG_BREAK], the last by [IMG_END].
@@ -2237,7 +2340,7 @@ if __name__ == "__main__":
     for table, make_one in [(IMAGES, make_image), (GEMMA3_IMAGES, make_gemma3_image),
                             (QWEN2_VL_IMAGES, make_qwen2_vl_image), (LLAMA4_IMAGES, make_llama4_image),
                             (MISTRAL3_IMAGES, make_mistral3_image), (PALIGEMMA_IMAGES, make_paligemma_image),
-                            (INTERNVL_IMAGES, make_internvl_image),
+                            (INTERNVL_IMAGES, make_internvl_image), (AYA_IMAGES, make_aya_image),
                             (CONFIGS, make)]:
         for name, raw in table.items():
             if not only or name in only:

@@ -611,6 +611,8 @@ fn run_chats_about_an_image_as_transformers_processor_does() {
         "image/paligemma-jpeg",
         "image/internvl-jpeg",
         "image/internvl-rms",
+        "image/aya-vision-jpeg",
+        "image/aya-vision-layer",
     ] {
         let model = exec_fixture(name);
         let image = model.join("image.jpg");

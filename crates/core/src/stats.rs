@@ -53,6 +53,10 @@ pub struct ImageFigures {
     /// for a square image `side` pixels wide.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub step: Option<u64>,
+    /// The processor cuts an image into tiles `side` pixels wide (and where there are several,
+    /// the whole image one more): the figures are per tile (Llama 4, InternVL, Aya Vision).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub per_tile: bool,
 }
 
 /// One of a wrapper's towers in `stats`.
@@ -298,6 +302,7 @@ pub fn stats(g: &Graph, context: Option<u64>) -> Result<Stats> {
                 tokens: i.encoder.features(),
                 flops: fit("an image's FLOPs", i.encoder.flops(spec.hidden))?,
                 step: i.encoder.step(),
+                per_tile: i.encoder.reading() == crate::spec::Reading::Tiles,
             }),
             None => None,
         },

@@ -293,7 +293,8 @@ pub fn pixels(
         | Placeholders::Framed { .. }
         | Placeholders::Rows
         | Placeholders::Prefix
-        | Placeholders::Bracketed => tiles,
+        | Placeholders::Bracketed
+        | Placeholders::NamedTiles => tiles,
     };
     match (misfit, picture) {
         (None, _) => Ok((pixels, tiles)),
@@ -325,7 +326,9 @@ pub fn pixels(
 /// run, is expanded as LLaVA's: `with_placeholders`); PaliGemma's puts the image's placeholders
 /// first (or in place of those written), then the BOS's text `bos`, the text and a newline;
 /// InternVL's turns its one placeholder written into every tile's run framed by `<img>` and
-/// `</img>`. Other text is kept; an error at `file` where Llama 4's layout needs a canvas not known.
+/// `</img>`; Aya Vision's turns each `<image>` into `<|START_OF_IMG|>`, each crop's run after
+/// its name (`TILE_1`, …), the whole image's after `TILE_GLOBAL`, and `<|END_OF_IMG|>`
+/// (the image `dims` [tiles, 3, H, W] says how many). Other text is kept; an error at `file` where Llama 4's layout needs a canvas not known.
 pub fn framed(
     text: &str,
     spec: &Spec,
@@ -375,6 +378,20 @@ pub fn framed(
                 true => text.replace(&p, &format!("<img>{}</img>", p.repeat(n))),
                 false => text.to_string(),
             })
+        }
+        Placeholders::NamedTiles => {
+            // AyaVisionProcessor's own tokens (its defaults, which checkpoints keep): the crops
+            // before the whole image, which is the one tile where there is one.
+            let crops = match dims {
+                [tiles, _, _, _] => tiles.saturating_sub(1),
+                _ => 0,
+            };
+            let mut layout = "<|START_OF_IMG|>".to_string();
+            for i in 1..=crops {
+                layout += &format!("TILE_{i}{placeholders}");
+            }
+            layout += &format!("TILE_GLOBAL{placeholders}<|END_OF_IMG|>");
+            Ok(text.replace("<image>", &layout))
         }
         Placeholders::Prefix => {
             // PaliGemmaProcessor's layout: the BOS after the last placeholder written.
@@ -455,7 +472,7 @@ pub fn with_placeholders(ids: &[u32], pixels: &candle_core::Tensor, spec: &Spec)
         | Placeholders::Framed { .. }
         | Placeholders::Prefix
         | Placeholders::Bracketed => true,
-        Placeholders::Tiles { .. } | Placeholders::Rows => false,
+        Placeholders::Tiles { .. } | Placeholders::Rows | Placeholders::NamedTiles => false,
     };
     if !run || ids.iter().filter(|id| placeholder(id)).count() != 1 {
         return ids.to_vec();

@@ -4692,6 +4692,7 @@ pub static FAMILIES: &[Family] = &[
                 towers::aya_vision_projector,
             ),
         ],
+        image: Some(towers::aya_vision_image),
         ..wrapper(
             "aya_vision",
             "Aya Vision",

@@ -297,15 +297,17 @@ pub fn stats(g: &Graph, s: &Stats, origin: &str) -> String {
     ));
     if let Some(i) = &s.image {
         line(format!(
-            "  {:<26}{:>20}  a {side}×{side} image into {} placeholder tokens{}",
+            "  {:<26}{:>20}  a {side}×{side} {} into {} placeholder tokens{}",
             "image, through the tower",
             flops(i.flops as f64),
+            if i.per_tile { "tile" } else { "image" },
             i.tokens,
-            match i.step {
-                Some(step) => format!(
+            match (i.step, i.per_tile) {
+                (Some(step), _) => format!(
                     " (it reads each image at its own size: a token per {step}×{step} pixels)"
                 ),
-                None => String::new(),
+                (None, true) => " (its processor cuts an image into a grid of tiles, and where there are several, the whole image one more)".into(),
+                (None, false) => String::new(),
             },
             side = i.side
         ));

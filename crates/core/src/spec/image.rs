@@ -36,6 +36,10 @@ pub enum Placeholders {
     /// InternVL's: the run of every tile's features framed by its tokenizer's `<img>` …
     /// `</img>`, in place of the placeholder written.
     Bracketed,
+    /// Aya Vision's, in place of the `<image>` written: `<|START_OF_IMG|>`, each crop's run
+    /// after its name (`TILE_1`, `TILE_2`, …), the whole image's after `TILE_GLOBAL`,
+    /// `<|END_OF_IMG|>`; one tile alone is the whole image's.
+    NamedTiles,
 }
 
 impl Placeholders {
@@ -48,7 +52,8 @@ impl Placeholders {
             | Placeholders::Framed { .. }
             | Placeholders::Tiles { .. }
             | Placeholders::Rows
-            | Placeholders::Bracketed => false,
+            | Placeholders::Bracketed
+            | Placeholders::NamedTiles => false,
         }
     }
 }
@@ -68,6 +73,9 @@ impl ImageInput {
             ),
             Placeholders::Bracketed => out.push(
                 "In the prompt, the image's placeholder tokens, every tile's one after another, are framed by <img> and </img>.".into(),
+            ),
+            Placeholders::NamedTiles => out.push(
+                "In the prompt, the image's placeholder tokens are framed by <|START_OF_IMG|> and <|END_OF_IMG|>, each tile's run after its name (TILE_1, TILE_2, …), the whole image's after TILE_GLOBAL.".into(),
             ),
             Placeholders::Run | Placeholders::Framed { .. } | Placeholders::Tiles { .. } => {}
         }
@@ -143,6 +151,11 @@ pub enum ImageEncoder {
     /// class token dropped, each `shuffle`² patches joined by the pixel shuffle, then a
     /// LayerNorm and two maps into the text width.
     InternVl(InternVlVision),
+    /// Aya Vision's: SigLIP's vision model over each tile its processor cuts the image into, a
+    /// layer's state read before the tower's last LayerNorm, each `shuffle`² patches joined by
+    /// the pixel shuffle, a LayerNorm, a map whose halves gate each other (SwiGLU) and a map
+    /// into the text width.
+    Aya(AyaVision),
 }
 
 impl ImageEncoder {
@@ -159,6 +172,7 @@ impl ImageEncoder {
             | ImageEncoder::Pixtral(_) => self.features_of(&[]),
             ImageEncoder::Llama4(l) => l.features(),
             ImageEncoder::InternVl(i) => i.features(),
+            ImageEncoder::Aya(a) => a.features(),
         }
     }
 
@@ -166,14 +180,28 @@ impl ImageEncoder {
     /// accepted.
     pub fn features_of(&self, dims: &[usize]) -> u64 {
         let side = self.side();
-        match (self, self.step(), dims) {
-            (_, Some(f), [_, h, w]) => (*h as u64 / f) * (*w as u64 / f),
-            (_, Some(f), _) => (side / f).pow(2),
-            // Llama 4's and InternVL's: each tile's.
-            (ImageEncoder::Llama4(_) | ImageEncoder::InternVl(_), None, [tiles, _, _, _]) => {
-                *tiles as u64 * self.features()
+        match (self.reading(), dims) {
+            (Reading::OwnSize(f), [_, h, w]) => (*h as u64 / f) * (*w as u64 / f),
+            (Reading::OwnSize(f), _) => (side / f).pow(2),
+            (Reading::Tiles, [tiles, _, _, _]) => *tiles as u64 * self.features(),
+            (Reading::Square | Reading::Tiles, _) => self.features(),
+        }
+    }
+
+    /// How it takes an image: at one square size, as tiles of one, or at the size its processor
+    /// resizes it to.
+    pub fn reading(&self) -> Reading {
+        match self {
+            ImageEncoder::Llava(_) | ImageEncoder::Gemma3(_) | ImageEncoder::PaliGemma(_) => {
+                Reading::Square
             }
-            (_, None, _) => self.features(),
+            ImageEncoder::Llama4(_) | ImageEncoder::InternVl(_) | ImageEncoder::Aya(_) => {
+                Reading::Tiles
+            }
+            ImageEncoder::Pixtral(p) => Reading::OwnSize(p.factor()),
+            ImageEncoder::Qwen2Vl(q)
+            | ImageEncoder::Qwen3Vl(Qwen3Vision { base: q, .. })
+            | ImageEncoder::Qwen25Vl(Qwen25Vision { base: q, .. }) => Reading::OwnSize(q.factor()),
         }
     }
 
@@ -188,7 +216,8 @@ impl ImageEncoder {
             | ImageEncoder::PaliGemma(_)
             | ImageEncoder::Llama4(_)
             | ImageEncoder::Pixtral(_)
-            | ImageEncoder::InternVl(_) => None,
+            | ImageEncoder::InternVl(_)
+            | ImageEncoder::Aya(_) => None,
         }
     }
 
@@ -207,23 +236,19 @@ impl ImageEncoder {
                 format!("[{c}, height, width] with height and width multiples of {f} ({what})"),
             )
         };
-        let (fits, takes) = match self {
-            ImageEncoder::Llava(_) | ImageEncoder::Gemma3(_) | ImageEncoder::PaliGemma(_) => (
+        let (fits, takes) = match (self.reading(), self) {
+            (Reading::Square, _) => (
                 dims == [c, h, w],
                 format!("[{c}, {h}, {w}] (channels, height, width)"),
             ),
             // A tile, or several.
-            ImageEncoder::Llama4(_) | ImageEncoder::InternVl(_) => (
+            (Reading::Tiles, _) => (
                 dims == [c, h, w]
                     || matches!(dims, [tiles, rest @ ..] if *tiles > 0 && rest == [c, h, w]),
                 format!("[tiles, {c}, {h}, {w}] (the tiles its processor cuts an image into: tiles, channels, height, width)"),
             ),
-            ImageEncoder::Pixtral(p) => own(p.tower.patch, "the patch"),
-            ImageEncoder::Qwen2Vl(q)
-            | ImageEncoder::Qwen3Vl(Qwen3Vision { base: q, .. })
-            | ImageEncoder::Qwen25Vl(Qwen25Vision { base: q, .. }) => {
-                own(q.factor(), "the patch times the merge")
-            }
+            (Reading::OwnSize(_), ImageEncoder::Pixtral(p)) => own(p.tower.patch, "the patch"),
+            (Reading::OwnSize(f), _) => own(f, "the patch times the merge"),
         };
         (!fits).then_some(takes)
     }
@@ -237,6 +262,7 @@ impl ImageEncoder {
             | ImageEncoder::Llama4(Llama4Vision { tower, .. })
             | ImageEncoder::Pixtral(PixtralVision { tower, .. })
             | ImageEncoder::InternVl(InternVlVision { tower, .. })
+            | ImageEncoder::Aya(AyaVision { tower, .. })
             | ImageEncoder::Qwen2Vl(Qwen2Vision { tower, .. })
             | ImageEncoder::Qwen3Vl(Qwen3Vision {
                 base: Qwen2Vision { tower, .. },
@@ -259,7 +285,8 @@ impl ImageEncoder {
             | ImageEncoder::Qwen25Vl(_)
             | ImageEncoder::Llama4(_)
             | ImageEncoder::Pixtral(_)
-            | ImageEncoder::InternVl(_) => false,
+            | ImageEncoder::InternVl(_)
+            | ImageEncoder::Aya(_) => false,
             ImageEncoder::Gemma3(_) => true,
             // The whole prompt sees itself both ways (`Spec::prefix_lm`), the image with it.
             ImageEncoder::PaliGemma(_) => false,
@@ -269,14 +296,14 @@ impl ImageEncoder {
     /// The most values a processed image may hold: channels × height × width (at most
     /// Pillow's image size where the encoder reads images at their own resolution).
     pub fn pixels(&self) -> u64 {
-        match (self, self.step()) {
-            (_, Some(_)) => self.tower().channels * PILLOW_MAX_PIXELS,
+        match self.reading() {
+            Reading::OwnSize(_) => self.tower().channels * PILLOW_MAX_PIXELS,
             // Tiles of an image resized up to at most Pillow's size, and one more.
-            (ImageEncoder::Llama4(_) | ImageEncoder::InternVl(_), None) => {
+            Reading::Tiles => {
                 let t = self.tower();
                 t.channels * (PILLOW_MAX_PIXELS + t.image.pow(2))
             }
-            (_, None) => self.shape().iter().product(),
+            Reading::Square => self.shape().iter().product(),
         }
     }
 
@@ -304,7 +331,8 @@ impl ImageEncoder {
             | ImageEncoder::PaliGemma(PaliGemmaVision { tower, .. })
             | ImageEncoder::Llama4(Llama4Vision { tower, .. })
             | ImageEncoder::Pixtral(PixtralVision { tower, .. })
-            | ImageEncoder::InternVl(InternVlVision { tower, .. }) => tower,
+            | ImageEncoder::InternVl(InternVlVision { tower, .. })
+            | ImageEncoder::Aya(AyaVision { tower, .. }) => tower,
             ImageEncoder::Qwen2Vl(q)
             | ImageEncoder::Qwen3Vl(Qwen3Vision { base: q, .. })
             | ImageEncoder::Qwen25Vl(Qwen25Vision { base: q, .. }) => &q.tower,
@@ -315,16 +343,9 @@ impl ImageEncoder {
     /// size, the pixels a feature spans a side (its figures are then stated for a square image
     /// `side` pixels wide).
     pub fn step(&self) -> Option<u64> {
-        match self {
-            ImageEncoder::Pixtral(p) => Some(p.factor()),
-            ImageEncoder::Llava(_)
-            | ImageEncoder::Gemma3(_)
-            | ImageEncoder::PaliGemma(_)
-            | ImageEncoder::Llama4(_)
-            | ImageEncoder::InternVl(_) => None,
-            ImageEncoder::Qwen2Vl(_) | ImageEncoder::Qwen3Vl(_) | ImageEncoder::Qwen25Vl(_) => {
-                self.qwen().map(Qwen2Vision::factor)
-            }
+        match self.reading() {
+            Reading::OwnSize(f) => Some(f),
+            Reading::Square | Reading::Tiles => None,
         }
     }
 
@@ -338,10 +359,10 @@ impl ImageEncoder {
     pub fn describe(&self) -> Vec<String> {
         let side = self.side();
         let n = self.features();
-        let mut out = vec![match (self, self.step()) {
-            (_, Some(f)) => format!("It reads an image at the size its processor resizes it to (sides multiples of {f} pixels): a token per {f}×{f} pixels, {n} for a {side}×{side} image, each replacing a placeholder token's embedding."),
-            (ImageEncoder::Llama4(_) | ImageEncoder::InternVl(_), None) => format!("It reads an image as tiles of {side}×{side} pixels, as its processor cuts it (a grid of tiles, and where there are several the whole image shrunk to one more); each tile's {n} features replace placeholder tokens' embeddings, one each."),
-            (_, None) => format!("It reads a {side}×{side} image; its {n} features replace the placeholder tokens' embeddings, one each."),
+        let mut out = vec![match self.reading() {
+            Reading::OwnSize(f) => format!("It reads an image at the size its processor resizes it to (sides multiples of {f} pixels): a token per {f}×{f} pixels, {n} for a {side}×{side} image, each replacing a placeholder token's embedding."),
+            Reading::Tiles => format!("It reads an image as tiles of {side}×{side} pixels, as its processor cuts it (a grid of tiles, and where there are several the whole image shrunk to one more); each tile's {n} features replace placeholder tokens' embeddings, one each."),
+            Reading::Square => format!("It reads a {side}×{side} image; its {n} features replace the placeholder tokens' embeddings, one each."),
         }];
         match self {
             ImageEncoder::Llava(l) => out.push(format!(
@@ -372,6 +393,13 @@ impl ImageEncoder {
                 k = i.shuffle,
                 joined = i.tower.hidden * i.shuffle * i.shuffle
             )),
+            ImageEncoder::Aya(a) => out.push(format!(
+                "The hidden state read: {} (0 the embeddings', negative from the last layer's), before the tower's last LayerNorm; each {k}×{k} patches are shuffled into one feature {joined} wide, LayerNormed, mapped to {inner} values whose second half, through SiLU, gates the first, and mapped into the text width.",
+                a.layer,
+                k = a.shuffle,
+                joined = a.tower.hidden * a.shuffle * a.shuffle,
+                inner = a.inner
+            )),
             ImageEncoder::Qwen2Vl(_) | ImageEncoder::Qwen25Vl(_) | ImageEncoder::Qwen3Vl(_) => {}
         }
         if let Some(m) = self.mrope() {
@@ -398,7 +426,8 @@ impl ImageEncoder {
             | ImageEncoder::Qwen2Vl(_)
             | ImageEncoder::Llama4(_)
             | ImageEncoder::Pixtral(_)
-            | ImageEncoder::InternVl(_) => {}
+            | ImageEncoder::InternVl(_)
+            | ImageEncoder::Aya(_) => {}
         }
         out
     }
@@ -416,8 +445,24 @@ impl ImageEncoder {
             ImageEncoder::Llama4(l) => l.flops(text),
             ImageEncoder::Pixtral(p) => p.flops(text),
             ImageEncoder::InternVl(i) => i.flops(text),
+            ImageEncoder::Aya(a) => a.flops(text),
         }
     }
+}
+
+/// How an encoder takes an image.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Reading {
+    /// One square image of the tower's size (LLaVA's, Gemma 3's, PaliGemma's).
+    Square,
+    /// Tiles of the tower's size, as its processor cuts an image (a grid of them, and where
+    /// there are several the whole image shrunk to one more): Llama 4's, InternVL's, Aya
+    /// Vision's. Its figures are per tile.
+    Tiles,
+    /// The image at the size its processor resizes it to, sides multiples of the pixels a
+    /// feature spans (Pixtral's, the Qwen VL models'); its figures are stated for a square
+    /// image of the tower's size.
+    OwnSize(u64),
 }
 
 /// M-RoPE: the language model's rotated pairs each turn by one of a token's three positions
@@ -808,6 +853,50 @@ impl InternVlVision {
         let text = u128::from(text);
         self.tower.with_class_flops()
             + 2 * u128::from(self.features()) * (joined * text + text * text)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct AyaVision {
+    /// SigLIP's vision model, over a tile (`image` its side).
+    pub tower: VisionTower,
+    /// SigLIP's attention-pooling head is stored (`vision_use_head`), though Aya Vision reads
+    /// a layer's state before it.
+    pub head: bool,
+    /// The hidden state read (`vision_feature_layer`): 0 the embeddings', negative from the
+    /// last layer's; the last layer's is read before the tower's last LayerNorm.
+    pub layer: i64,
+    /// The side of the square of patches the pixel shuffle joins (`downsample_factor`).
+    pub shuffle: u64,
+    /// Name prefix of the projector's tensors; its LayerNorm's ε (`adapter_layer_norm_eps`);
+    /// the width of its first map (`alignment_intermediate_size`), whose second half gates the
+    /// first.
+    pub projector: String,
+    pub norm_eps: f64,
+    pub inner: u64,
+}
+
+impl AyaVision {
+    /// Features (and so placeholder tokens) per tile.
+    pub fn features(&self) -> u64 {
+        self.tower.shuffled(self.shuffle)
+    }
+
+    /// The encoder layers run: up to the hidden state read.
+    pub fn layers_run(&self) -> u64 {
+        self.layer.rem_euclid(self.tower.depth as i64 + 1) as u64
+    }
+
+    /// One tile: the patch convolution; each layer run over every patch; the projector's two
+    /// maps over every feature into `text`.
+    fn flops(&self, text: u64) -> u128 {
+        let t = &self.tower;
+        let n = u128::from(t.grid()).pow(2);
+        let joined = u128::from(t.hidden * self.shuffle * self.shuffle);
+        let inner = u128::from(self.inner);
+        t.embed_flops()
+            + u128::from(self.layers_run()) * t.layer_flops(n)
+            + 2 * u128::from(self.features()) * (joined * inner + inner / 2 * u128::from(text))
     }
 }
 

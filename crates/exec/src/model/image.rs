@@ -3,7 +3,7 @@
 
 use super::*;
 use anatomy_core::spec::{
-    Gemma3Vision, ImageEncoder, InternVlVision, Llama4Vision, Llava, PaliGemmaVision,
+    AyaVision, Gemma3Vision, ImageEncoder, InternVlVision, Llama4Vision, Llava, PaliGemmaVision,
     PixtralVision, Qwen25Vision, Qwen2Vision, Qwen3Vision, VisionTower,
 };
 
@@ -52,6 +52,7 @@ impl Model {
             ImageEncoder::Llama4(l) => self.llama4(l, &pixels)?,
             ImageEncoder::Pixtral(p) => self.pixtral(p, &pixels)?,
             ImageEncoder::InternVl(i) => self.internvl(i, &pixels)?,
+            ImageEncoder::Aya(a) => self.aya(a, &pixels)?,
         };
         let slots: Vec<usize> = (ids.iter().enumerate())
             .filter(|(_, &id)| u64::from(id) == input.token)
@@ -183,16 +184,22 @@ impl Model {
     /// (row by row), an RMSNorm scaled by 1 + its weight, and the map into the text width.
     /// SigLIP's vision model to its last LayerNorm: [patches, width].
     fn siglip(&self, t: &VisionTower, pixels: &Tensor) -> Res<Tensor> {
-        let tower = |name: &str| format!("{}{name}", t.prefix);
-        let w = |name: &str| -> Res<&Tensor> { Ok(self.weights.get(&tower(name))?) };
+        let h = self.siglip_state(t, pixels, t.depth as usize)?;
+        self.layer_norm(&h, &format!("{}post_layernorm", t.prefix), t.eps)
+    }
+
+    /// SigLIP's hidden state `read` (0 the embeddings', i layer i's output), before its last
+    /// LayerNorm: its biased patch convolution and learned positions, its first `read` layers.
+    fn siglip_state(&self, t: &VisionTower, pixels: &Tensor, read: usize) -> Res<Tensor> {
+        let w = |name: &str| self.weights.get(&format!("{}{name}", t.prefix));
         let mut h = self
             .patch_embed(t, pixels, "embeddings.patch_embedding.weight")?
             .broadcast_add(w("embeddings.patch_embedding.bias")?)?
             .broadcast_add(w("embeddings.position_embedding.weight")?)?;
-        for i in 0..t.depth as usize {
+        for i in 0..read {
             h = self.vit_layer(t, i, h)?;
         }
-        self.layer_norm(&h, &tower("post_layernorm"), t.eps)
+        Ok(h)
     }
 
     /// PaliGemma's image features: SigLIP's patches, each through the projector's biased map.
@@ -331,15 +338,8 @@ impl Model {
             if v.last_norm {
                 h = self.layer_norm(&h, &at("layernorm"), t.eps)?;
             }
-            // [1 + g², d] → [features, k²·d]: the class token dropped, each k×k patches side by
-            // side, row offset first.
-            let s = g / k;
-            joined.push(
-                h.narrow(0, 1, g * g)?
-                    .reshape((s, k, s, k, d))?
-                    .permute((0, 2, 1, 3, 4))?
-                    .reshape((s * s, k * k * d))?,
-            );
+            // The class token dropped.
+            joined.push(pixel_shuffle(&h.narrow(0, 1, g * g)?, g, k)?);
         }
         // The projector over every tile's features at once.
         let p = |name: &str| format!("{}{name}", v.projector);
@@ -351,6 +351,37 @@ impl Model {
         let y = self.layer_norm(&Tensor::cat(&joined, 0)?, &p("layer_norm"), 1e-5)?;
         let y = apply_act(v.projector_act, &lin(&y, "linear_1")?)?;
         lin(&y, "linear_2")
+    }
+
+    /// Aya Vision's image features: each tile through SigLIP to the hidden state read (before
+    /// its last LayerNorm), each `shuffle`² patches side by side (row offset first, as the
+    /// pixel shuffle joins them); the projector's LayerNorm, its first map, whose second half
+    /// through SiLU gates the first, and its second map. The tiles' features one after another.
+    fn aya(&self, a: &AyaVision, pixels: &Tensor) -> Res<Tensor> {
+        let t = &a.tower;
+        let [c, side] = [t.channels, t.image].map(|n| n as usize);
+        let tiles = pixels.reshape(((), c, side, side))?;
+        let (g, k, read) = (
+            t.grid() as usize,
+            a.shuffle as usize,
+            a.layers_run() as usize,
+        );
+        let mut joined = Vec::new();
+        for tile in 0..tiles.dim(0)? {
+            let h = self.siglip_state(t, &tiles.get(tile)?, read)?;
+            joined.push(pixel_shuffle(&h, g, k)?);
+        }
+        // The projector over every tile's features at once.
+        let p = |name: &str| format!("{}{name}", a.projector);
+        let lin = |x: &Tensor, name: &str| -> Res<Tensor> {
+            let b = self.weights.get(&p(&format!("{name}.bias")))?;
+            self.linear(x, &p(&format!("{name}.weight")), Some(b))
+        };
+        let y = self.layer_norm(&Tensor::cat(&joined, 0)?, &p("layernorm"), a.norm_eps)?;
+        let y = lin(&y, "linear_1")?;
+        let half = y.dim(1)? / 2;
+        let gated = (y.narrow(1, 0, half)? * y.narrow(1, half, half)?.silu()?)?;
+        lin(&gated, "linear_2")
     }
 
     /// An InternViT layer: a norm, Q, K and V (RMSNormed over the whole width where the tower
@@ -509,6 +540,16 @@ impl Model {
 /// first quarter of dims turn by the row (the even frequencies of base `theta`), its second by
 /// the column (the odd), written twice (rotate-half pairs); in float32 as transformers takes
 /// them.
+/// A tile's patch states `h` ([g², d], row by row) → [(g / k)², k²·d]: each k×k patches side
+/// by side, row offset first, as transformers' pixel shuffle joins them (InternVL's, Aya
+/// Vision's).
+fn pixel_shuffle(h: &Tensor, g: usize, k: usize) -> R<Tensor> {
+    let (s, d) = (g / k, h.dim(1)?);
+    h.reshape((s, k, s, k, d))?
+        .permute((0, 2, 1, 3, 4))?
+        .reshape((s * s, k * k * d))
+}
+
 fn pixtral_rope(rows: &[[i64; 2]], hd: usize, theta: f64) -> R<(Tensor, Tensor)> {
     let inv: Vec<f32> = (0..hd / 2)
         .map(|j| 1.0 / (theta as f32).powf((2 * j) as f32 / hd as f32))

@@ -268,17 +268,20 @@ impl Processor {
             }
         };
         let mut processor = Processor::from_json(json, &shown)?;
-        // InternVL's processor passes `crop_to_patches` true to its image processor, whatever
-        // the image processor's own setting.
+        // InternVL's and Aya Vision's processors pass `crop_to_patches` true to their image
+        // processor, whatever the image processor's own setting.
         let class = |v: &Value| {
-            v.get("processor_class").and_then(Value::as_str) == Some("InternVLProcessor")
+            matches!(
+                v.get("processor_class").and_then(Value::as_str),
+                Some("InternVLProcessor" | "AyaVisionProcessor")
+            )
         };
-        let internvl = class(json) || outer.is_some_and(class);
+        let always_crops = class(json) || outer.is_some_and(class);
         let got_ocr2 = json
             .get("image_processor_type")
             .and_then(Value::as_str)
             .is_some_and(|c| c.starts_with("GotOcr2ImageProcessor"));
-        if internvl && got_ocr2 && processor.cut.is_none() {
+        if always_crops && got_ocr2 && processor.cut.is_none() {
             processor.cut = Some(Cut::Crops(crops(json, processor.resize, &shown)?));
         }
         // A saved PixtralProcessor resizes to multiples of its own patch times its merge (16
@@ -1005,26 +1008,38 @@ mod tests {
         assert!(e.contains("size") && e.contains("square"), "{e}");
     }
 
-    /// InternVL's processor crops whatever its image processor's own `crop_to_patches` says;
-    /// GOT-OCR 2's alone does as it says.
+    /// InternVL's and Aya Vision's processors crop whatever their image processor's own
+    /// `crop_to_patches` says; GOT-OCR 2's alone (or under another processor) does as it says.
     #[test]
-    fn internvls_processor_always_crops() {
-        let dir = tempfile::tempdir().unwrap();
+    fn internvls_and_ayas_processors_always_crop() {
         let image = serde_json::json!({"image_processor_type": "GotOcr2ImageProcessor", "crop_to_patches": false, "max_patches": 6});
-        std::fs::write(
-            dir.path().join("preprocessor_config.json"),
-            image.to_string(),
-        )
-        .unwrap();
-        assert_eq!(Processor::from_folder(dir.path()).unwrap().cut, None);
-        let outer =
-            serde_json::json!({"processor_class": "InternVLProcessor", "image_processor": image});
-        std::fs::remove_file(dir.path().join("preprocessor_config.json")).unwrap();
-        std::fs::write(dir.path().join("processor_config.json"), outer.to_string()).unwrap();
-        assert_eq!(
-            Processor::from_folder(dir.path()).unwrap().cut,
-            Some(Cut::Crops(Crops { min: 1, max: 6 }))
-        );
+        for (class, cut) in [
+            (
+                "InternVLProcessor",
+                Some(Cut::Crops(Crops { min: 1, max: 6 })),
+            ),
+            (
+                "AyaVisionProcessor",
+                Some(Cut::Crops(Crops { min: 1, max: 6 })),
+            ),
+            ("LlavaProcessor", None),
+        ] {
+            let dir = tempfile::tempdir().unwrap();
+            std::fs::write(
+                dir.path().join("preprocessor_config.json"),
+                image.to_string(),
+            )
+            .unwrap();
+            assert_eq!(Processor::from_folder(dir.path()).unwrap().cut, None);
+            let outer = serde_json::json!({"processor_class": class, "image_processor": image});
+            std::fs::remove_file(dir.path().join("preprocessor_config.json")).unwrap();
+            std::fs::write(dir.path().join("processor_config.json"), outer.to_string()).unwrap();
+            assert_eq!(
+                Processor::from_folder(dir.path()).unwrap().cut,
+                cut,
+                "{class}"
+            );
+        }
     }
 
     /// Settings that would make an image larger than any file may hold are refused, not run.

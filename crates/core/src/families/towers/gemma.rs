@@ -132,7 +132,12 @@ pub fn paligemma_image(top: &Config) -> Result<Option<ImageInput>> {
 /// by default), heads (`heads` where the wrapper has no vision config), ε and activation;
 /// `None` where it cannot run an image (a rectangular image, an activation the towers do not
 /// run).
-fn siglip_tower(top: &Config, s: &Vit, image: u64, heads: u64) -> Result<Option<VisionTower>> {
+pub(super) fn siglip_tower(
+    top: &Config,
+    s: &Vit,
+    image: u64,
+    heads: u64,
+) -> Result<Option<VisionTower>> {
     let v = &s.v;
     let Some(image) = square(v, "image_size", image)? else {
         return Ok(None);

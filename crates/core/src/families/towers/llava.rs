@@ -2,9 +2,10 @@
 //! language model, and a projector into it (LLaVA and its variants, Mistral 3, LightOnOCR,
 //! Idefics3, InternVL, Command A Vision, Aya Vision, LFM2-VL, LLaVA-OneVision-1.5).
 
+use super::gemma::siglip_tower;
 use super::*;
 use crate::spec::{
-    Act, ImageEncoder, ImageInput, InternVlVision, Llava, PixtralVision, Placeholders,
+    Act, AyaVision, ImageEncoder, ImageInput, InternVlVision, Llava, PixtralVision, Placeholders,
 };
 
 /// LLaVA's vision tower, CLIP's vision model: as GIT's encoder (which is CLIP's), of the
@@ -156,6 +157,50 @@ pub fn aya_vision_projector(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
         Some((s, _)) => shuffle_swiglu(top, s.hidden, None, true),
         None => Ok(None),
     }
+}
+
+/// How Aya Vision runs an image: SigLIP's sizes and settings over each tile its processor cuts
+/// (GOT-OCR 2's crops; the tile the tower's `image_size`), the hidden state read, the pixel
+/// shuffle's side, the projector's LayerNorm ε and width, the placeholder (`image_token_index`).
+/// A config that reads several layers' states, or the states without their first
+/// (`vision_feature_select_strategy` "default", whose patches then make no square), or whose
+/// shuffle does not divide the patch grid, is counted but runs no image.
+pub fn aya_vision_image(top: &Config) -> Result<Option<ImageInput>> {
+    let Some((s, head)) = aya_siglip(top)? else {
+        return Ok(None);
+    };
+    // (Without a vision config aya_siglip refuses the model: SigLIP's own defaults apply.)
+    let Some(tower) = siglip_tower(top, &s, 224, 12)? else {
+        return Ok(None);
+    };
+    let layer = match top.get("vision_feature_layer") {
+        None => Some(-1),
+        Some(x) => x.as_i64(),
+    };
+    let shuffle = top.size("downsample_factor", Some(2))?;
+    let full = top.string("vision_feature_select_strategy", "full")? == "full";
+    let Some(layer) =
+        layer.filter(|l| full && (-(tower.depth as i64) - 1..=tower.depth as i64).contains(l))
+    else {
+        return Ok(None);
+    };
+    if shuffle == 0 || !tower.grid().is_multiple_of(shuffle) {
+        return Ok(None);
+    }
+    let inner = top.size("alignment_intermediate_size", Some(text_hidden(top, 8192)?))?;
+    Ok(Some(ImageInput {
+        token: token_id(top, "image_token_index", "image_token_id", 255_036)?,
+        placeholders: Placeholders::NamedTiles,
+        encoder: ImageEncoder::Aya(AyaVision {
+            tower,
+            head,
+            layer,
+            shuffle,
+            projector: "multi_modal_projector.".into(),
+            norm_eps: top.float("adapter_layer_norm_eps", 1e-6)?,
+            inner,
+        }),
+    }))
 }
 
 /// Aya Vision's SigLIP, whose heads must divide its width: the wrapper's own default tower (1152

@@ -636,6 +636,13 @@ fn config_json(spec: &Spec) -> serde_json::Value {
                         "projector": i.projector, "projector_act": act_name(i.projector_act),
                     }),
                 ),
+                ImageEncoder::Aya(a) => (
+                    &a.tower,
+                    json!({
+                        "layers_run": a.layers_run(), "shuffle": a.shuffle, "projector": a.projector,
+                        "norm_eps": a.norm_eps,
+                    }),
+                ),
             };
             for (key, value) in [
                 ("token", json!(i.token)),

@@ -30,7 +30,7 @@ pub(super) fn pieces(g: &crate::graph::Graph) -> Pieces {
         "image_siglip",
         matches!(
             encoder,
-            Some(ImageEncoder::Gemma3(_) | ImageEncoder::PaliGemma(_))
+            Some(ImageEncoder::Gemma3(_) | ImageEncoder::PaliGemma(_) | ImageEncoder::Aya(_))
         ),
     );
     // PaliGemma's prompt sees itself both ways.
@@ -60,6 +60,7 @@ pub(super) fn pieces(g: &crate::graph::Graph) -> Pieces {
         "image_internvl",
         matches!(encoder, Some(ImageEncoder::InternVl(_))),
     );
+    p.set("image_aya", matches!(encoder, Some(ImageEncoder::Aya(_))));
     // Dory's nGPT: learned scales on queries, gates, the MLP's halves and the logits.
     p.set("ngpt", spec.ngpt.is_some());
     // DeepSeek-V4's layers whose experts are chosen by token id.

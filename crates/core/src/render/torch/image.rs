@@ -4,7 +4,7 @@
 
 use super::*;
 use crate::spec::{
-    ImageEncoder, ImageInput, InternVlVision, Llama4Vision, PixtralVision, Qwen2Vision,
+    AyaVision, ImageEncoder, ImageInput, InternVlVision, Llama4Vision, PixtralVision, Qwen2Vision,
     Qwen3Vision, VisionTower,
 };
 
@@ -40,6 +40,13 @@ pub(super) fn classes(image: &ImageInput) -> String {
         ImageEncoder::InternVl(_) => [include_str!("llava.py"), include_str!("internvl.py")]
             .map(str::trim_end)
             .join("\n\n\n"),
+        ImageEncoder::Aya(_) => [
+            include_str!("llava.py"),
+            include_str!("siglip.py"),
+            include_str!("aya_vision.py"),
+        ]
+        .map(str::trim_end)
+        .join("\n\n\n"),
     }
 }
 
@@ -87,6 +94,7 @@ pub(super) fn model(spec: &Spec, n: &Names, module: &str, image: &ImageInput) ->
         ImageEncoder::Llama4(l) => return llama4(spec, n, module, image, l),
         ImageEncoder::Pixtral(p) => return pixtral(spec, n, module, image, p),
         ImageEncoder::InternVl(i) => return internvl(spec, n, module, image, i),
+        ImageEncoder::Aya(a) => return aya(spec, n, module, image, a),
     };
     let projector = l.projector.trim_end_matches('.');
     let text = spec.hidden;
@@ -297,6 +305,35 @@ fn internvl(
     def image_features(self, pixel_values):  # [..., tiles, ${channels}, ${image}, ${image}] -> [tiles · features, ${text}]
         tiles = pixel_values.reshape(-1, *pixel_values.shape[-3:])
         return self.${projector}(self.${tower}(tiles)).flatten(0, 1)"#,
+    )
+}
+
+/// Aya Vision's Model: SigLIP's vision model run over each tile to the state read, and the
+/// projector.
+fn aya(spec: &Spec, n: &Names, module: &str, image: &ImageInput, a: &AyaVision) -> String {
+    let mut vars = tower_vars(&a.tower);
+    vars.extend([
+        ("projector", a.projector.trim_end_matches('.').to_string()),
+        ("head", py_bool(a.head)),
+        ("grid", a.tower.grid().to_string()),
+        ("shuffle", a.shuffle.to_string()),
+        ("inner", a.inner.to_string()),
+        ("text", spec.hidden.to_string()),
+        ("norm_eps", fmt_f(a.norm_eps)),
+        ("read", a.layers_run().to_string()),
+    ]);
+    placeholder_model(
+        spec,
+        (n, module),
+        image,
+        vars,
+        "Aya Vision: the language model, SigLIP's vision model and the projector beside it.",
+        r#"        self.${tower} = SiglipVision(${channels}, ${image}, ${patch}, ${hidden}, ${intermediate}, ${heads}, ${layers}, ${eps}, ${act}, ${head})
+        self.${projector} = AyaProjector(${hidden}, ${grid}, ${shuffle}, ${inner}, ${text}, ${norm_eps})
+
+    def image_features(self, pixel_values):  # [..., tiles, ${channels}, ${image}, ${image}] -> [tiles · features, ${text}]
+        tiles = pixel_values.reshape(-1, *pixel_values.shape[-3:])
+        return self.${projector}(self.${tower}.state(tiles, ${read})).flatten(0, 1)"#,
     )
 }
 

@@ -38,3 +38,9 @@ class SiglipVision(nn.Module):
         for layer in self.encoder.layers:
             h = layer(h)
         return self.post_layernorm(h)
+
+    def state(self, pixel_values, read):  # [B, channels, image, image] -> [B, patches, hidden]: hidden state `read` (0 the embeddings', i layer i's output), before the last LayerNorm
+        h = self.embeddings(pixel_values)
+        for layer in self.encoder.layers[:read]:
+            h = layer(h)
+        return h

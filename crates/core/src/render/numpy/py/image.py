@@ -70,14 +70,14 @@ def image_features(pixels, W):
 
 #.
 #: image_siglip
-def siglip(pixels, W, I):
-    # pixels: [channels, image, image] -> [g², d]: SigLIP's vision model to its last LayerNorm
+def siglip(pixels, W, I, read=None):
+    # pixels: [channels, image, image] -> [g², d]: SigLIP's vision model to its last LayerNorm, or the hidden state `read` (0 the embeddings', i layer i's output) without it
     T = I["tower"]  # SigLIP's vision model's name prefix
     x = patch_embed(pixels, W, T + "embeddings.patch_embedding.weight", I["patch"]) + W[T + "embeddings.patch_embedding.bias"]  # [g², d]
     x = x + W[T + "embeddings.position_embedding.weight"]  # [g², d], + a learned position each
-    for i in range(I["depth"]):
+    for i in range(I["depth"] if read is None else read):
         x = vit_layer(x, W, f"{T}encoder.layers.{i}.", I)  # [g², d]
-    return tower_norm(x, W, T + "post_layernorm", I["eps"])  # [g², d]
+    return tower_norm(x, W, T + "post_layernorm", I["eps"]) if read is None else x  # [g², d]
 
 
 #.
@@ -334,6 +334,27 @@ def internvl_tile(pixels, W, I):
     P = I["projector"]
     x = act(tower_linear(tower_norm(x, W, P + "layer_norm", 1e-5), W, P + "linear_1"), I["projector_act"])  # [features, hidden]
     return tower_linear(x, W, P + "linear_2")  # [features, hidden]
+
+
+#.
+#: image_aya
+def image_features(pixels, W):
+    # pixels: [tiles, channels, image, image] (or one tile [channels, image, image]), as Aya Vision's processor cuts an image -> [tiles · features, hidden]
+    tiles = pixels.reshape(-1, *pixels.shape[-3:])
+    return np.concatenate([aya_tile(t, W, CONFIG["image"]) for t in tiles])
+
+
+def aya_tile(pixels, W, I):
+    # pixels: [channels, image, image] -> [features, hidden]: SigLIP to the state read, the pixel shuffle and the SwiGLU projector
+    k = I["shuffle"]
+    s = I["image"] // I["patch"] // k  # features along a side
+    x = siglip(pixels, W, I, I["layers_run"])  # [g², d], before the tower's last LayerNorm
+    x = x.reshape(s, k, s, k, -1).transpose(0, 2, 1, 3, 4).reshape(s * s, -1)  # [features, k²·d]: each k×k patches side by side, row offset first
+    P = I["projector"]
+    h = tower_linear(tower_norm(x, W, P + "layernorm", I["norm_eps"]), W, P + "linear_1")  # [features, inner]
+    half = h.shape[-1] // 2
+    h = h[:, :half] * act(h[:, half:], "silu")  # [features, inner / 2]: the second half, through SiLU, gates the first
+    return tower_linear(h, W, P + "linear_2")  # [features, hidden]
 
 
 #.
