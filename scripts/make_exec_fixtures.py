@@ -2197,18 +2197,70 @@ def aya_processor(d, raw):
     return processor, backend
 
 
+
+# Command A Vision seeing an image: Aya Vision's tower and shuffle, SigLIP's last state after its
+# LayerNorm, a SwiGLU projector without a LayerNorm; its image processor (torchvision's alone)
+# picks the grid by the least upscale (2×1 for the 40×61 photo at 28-pixel tiles) and adds the
+# whole image a third, each tile's run of <|IMG_PATCH|> ended by <|IMG_LINE_BREAK|>.
+COHERE2_VISION_IMAGES = {
+    "cohere2-vision-jpeg": {"model_type": "cohere2_vision", "architectures": ["Cohere2VisionForConditionalGeneration"],
+                            "image_token_id": 95, "downsample_factor": 2, "alignment_intermediate_size": 40,
+                            "text_config": AYA_TEXT, "vision_config": dict(AYA_VISION, vision_use_head=False)},
+}
+COHERE2_VISION_CHAT = AYA_CHAT.replace("<image>", "<|IMG_PATCH|>")
+
+
+def cohere2_vision_processor(d, raw):
+    """The image (image.jpg) and Cohere2VisionProcessor saved in `d` for the model `raw`
+    configures: Aya Vision's tokens, its tokenizer naming them as the processor reads them."""
+    import tempfile
+    from tokenizers import AddedToken, Tokenizer, models, pre_tokenizers
+    from transformers import AutoImageProcessor, Cohere2VisionProcessor, PreTrainedTokenizerFast
+    photo(d / "image.jpg", 40, 61, 18, lambda x, y: [x * 2.5, y * 4.0, (x + 2 * y) * 1.5])
+    v = raw["vision_config"]
+    side = v["image_size"]
+    shuffled = side // v["patch_size"] // raw.get("downsample_factor", 2)
+    settings = {"image_processor_type": "Cohere2VisionImageProcessor", "size": {"height": side, "width": side},
+                "patch_size": shuffled, "max_patches": 4}
+    with tempfile.TemporaryDirectory() as tmp:
+        (Path(tmp) / "preprocessor_config.json").write_text(json.dumps(settings))
+        image_processor = AutoImageProcessor.from_pretrained(tmp, backend="torchvision")
+    special = ["<PAD>", "<|START_OF_TURN_TOKEN|>", "<|END_OF_TURN_TOKEN|>"]
+    words = special + ["user", "assistant", "What", "is", "this?"]
+    size = raw["text_config"]["vocab_size"]
+    at = {size - 4 + i: t for i, t in enumerate(AYA_TOKENS)}
+    assert at[raw["image_token_id"]] == "<|IMG_PATCH|>"
+    vocab = {at.get(i, words[i] if i < len(words) else f"w{i}"): i for i in range(size)}
+    tok = Tokenizer(models.WordLevel(vocab, unk_token="<PAD>"))
+    tok.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+    tok.add_special_tokens([AddedToken(t, special=True) for t in special + AYA_TOKENS])
+    fast = PreTrainedTokenizerFast(tokenizer_object=tok, eos_token="<|END_OF_TURN_TOKEN|>", pad_token="<PAD>",
+                                   unk_token="<PAD>",
+                                   extra_special_tokens={"boi_token": "<|START_OF_IMG|>", "eoi_token": "<|END_OF_IMG|>",
+                                                         "image_token": "<|IMG_PATCH|>",
+                                                         "img_line_break_token": "<|IMG_LINE_BREAK|>"})
+    processor = Cohere2VisionProcessor(image_processor=image_processor, tokenizer=fast,
+                                       chat_template=COHERE2_VISION_CHAT)
+    processor.save_pretrained(d)
+    return processor
+
 def make_aya_image(name, raw):
     import numpy
     from torch.utils.flop_counter import FlopCounterMode
     made = {}
 
     def make_processor(d, raw):
-        made["processor"], made["backend"] = aya_processor(d, raw)
+        if raw["model_type"] == "cohere2_vision":
+            made["processor"], made["backend"] = cohere2_vision_processor(d, raw), "torchvision"
+        else:
+            made["processor"], made["backend"] = aya_processor(d, raw)
         return made["processor"]
 
     model, d, processor, image = image_model(name, raw, make_processor)
     run = partial(logits_of_inputs, model)
-    prompt = "<image> What is this?"
+    cohere2 = raw["model_type"] == "cohere2_vision"
+    token = raw["image_token_id" if cohere2 else "image_token_index"]
+    prompt = ("<|IMG_PATCH|>" if cohere2 else "<image>") + " What is this?"
     plain = processor(text=[prompt], images=[image], return_tensors="pt")
     pixels = plain["pixel_values"]
     logits = run(plain)
@@ -2220,12 +2272,12 @@ def make_aya_image(name, raw):
         model.get_image_features(pixels[:1])
     counts = {k: sum(v.values()) for k, v in counter.get_flop_counts().items()}
     run_layers = raw.get("vision_feature_layer", -1) % (raw["vision_config"]["num_hidden_layers"] + 1)
-    modules = ["SiglipVisionModel.embeddings", "AyaVisionMultiModalProjector"]
+    modules = ["SiglipVisionModel.embeddings", "AyaVisionMultiModalProjector", "Cohere2VisionMultiModalProjector"]
     modules += [f"SiglipVisionModel.encoder.layers.{i}" for i in range(run_layers)]
     expected = {"transformers": transformers.__version__, "ids": plain["input_ids"][0].tolist(),
                 "prompt_text": prompt, "logits": logits.tolist(),
                 "image_flops": sum(counts.get(m, 0) for m in modules),
-                "image_tokens": (plain["input_ids"][0] == raw["image_token_index"]).sum().item() // len(pixels),
+                "image_tokens": (plain["input_ids"][0] == token).sum().item() // len(pixels),
                 "image_backend": made["backend"]}
     expected["chat"] = processor_chat(processor, image, run)
     with torch.no_grad():
@@ -2341,6 +2393,7 @@ if __name__ == "__main__":
                             (QWEN2_VL_IMAGES, make_qwen2_vl_image), (LLAMA4_IMAGES, make_llama4_image),
                             (MISTRAL3_IMAGES, make_mistral3_image), (PALIGEMMA_IMAGES, make_paligemma_image),
                             (INTERNVL_IMAGES, make_internvl_image), (AYA_IMAGES, make_aya_image),
+                            (COHERE2_VISION_IMAGES, make_aya_image),
                             (CONFIGS, make)]:
         for name, raw in table.items():
             if not only or name in only:

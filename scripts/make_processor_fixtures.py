@@ -125,9 +125,19 @@ CASES = {
                                                                 "crop_to_patches": True, "min_patches": 2,
                                                                 "max_patches": 4}),
     "got-ocr2-whole": ("q75.jpg", "GotOcr2ImageProcessor", {"size": {"height": 24, "width": 24}}),
+    # Command A Vision's crops (torchvision's backend alone): the grid the image fits with the
+    # least upscale, or where none holds it the least downscale (a large image onto 6×1 tiles of
+    # 16 and the whole image a seventh); a small image enlarged onto one tile; no crops.
+    "cohere2-vision-tiles": ("rgb.png", "Cohere2VisionImageProcessor", {"size": {"height": 16, "width": 16},
+                                                                        "max_patches": 6}),
+    "cohere2-vision-one": ("q75.jpg", "Cohere2VisionImageProcessor", {"size": {"height": 96, "width": 96},
+                                                                      "max_patches": 4}),
+    "cohere2-vision-whole": ("grey.jpg", "Cohere2VisionImageProcessor", {"size": {"height": 24, "width": 24},
+                                                                         "crop_to_patches": False}),
 }
 # Cases whose class has torchvision's backend alone: no pixels.npy.
-TORCHVISION_ONLY = {"llama4-one-tile", "llama4-tiles", "llama4-max-canvas"}
+TORCHVISION_ONLY = {"llama4-one-tile", "llama4-tiles", "llama4-max-canvas", "cohere2-vision-tiles",
+                    "cohere2-vision-one", "cohere2-vision-whole"}
 # Cases whose config is saved nested in processor_config.json, as a processor's save_pretrained
 # writes it since transformers 5, rather than as preprocessor_config.json.
 NESTED = {"clip-jpeg"}

@@ -173,7 +173,7 @@ enum Command {
         prompt: Option<String>,
         /// An image already processed as the model's processor makes it: an f32 .npy file
         /// [channels, height, width], or [tiles, channels, side, side] for a processor that cuts
-        /// tiles (Llama 4, InternVL, Aya Vision). Its features replace the prompt's image
+        /// tiles (Llama 4, InternVL, Aya Vision, Command A Vision). Its features replace the prompt's image
         /// placeholder tokens: one per feature, or one that stands for them all.
         #[arg(long, value_name = "FILE.npy", conflicts_with = "image")]
         pixels: Option<PathBuf>,

@@ -613,6 +613,7 @@ fn run_chats_about_an_image_as_transformers_processor_does() {
         "image/internvl-rms",
         "image/aya-vision-jpeg",
         "image/aya-vision-layer",
+        "image/cohere2-vision-jpeg",
     ] {
         let model = exec_fixture(name);
         let image = model.join("image.jpg");

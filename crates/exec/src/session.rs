@@ -294,7 +294,8 @@ pub fn pixels(
         | Placeholders::Rows
         | Placeholders::Prefix
         | Placeholders::Bracketed
-        | Placeholders::NamedTiles => tiles,
+        | Placeholders::NamedTiles
+        | Placeholders::TileBreaks => tiles,
     };
     match (misfit, picture) {
         (None, _) => Ok((pixels, tiles)),
@@ -328,7 +329,9 @@ pub fn pixels(
 /// InternVL's turns its one placeholder written into every tile's run framed by `<img>` and
 /// `</img>`; Aya Vision's turns each `<image>` into `<|START_OF_IMG|>`, each crop's run after
 /// its name (`TILE_1`, …), the whole image's after `TILE_GLOBAL`, and `<|END_OF_IMG|>`
-/// (the image `dims` [tiles, 3, H, W] says how many). Other text is kept; an error at `file` where Llama 4's layout needs a canvas not known.
+/// (the image `dims` [tiles, 3, H, W] says how many); Command A Vision's turns its one
+/// placeholder written into `<|START_OF_IMG|>`, each tile's run ended by `<|IMG_LINE_BREAK|>`,
+/// and `<|END_OF_IMG|>`. Other text is kept; an error at `file` where Llama 4's layout needs a canvas not known.
 pub fn framed(
     text: &str,
     spec: &Spec,
@@ -392,6 +395,19 @@ pub fn framed(
             }
             layout += &format!("TILE_GLOBAL{placeholders}<|END_OF_IMG|>");
             Ok(text.replace("<image>", &layout))
+        }
+        Placeholders::TileBreaks => {
+            // Command A Vision's tokenizer's own tokens (which its processor reads).
+            let tiles = match dims {
+                [tiles, _, _, _] => *tiles,
+                _ => 1,
+            };
+            let layout = format!("{placeholders}<|IMG_LINE_BREAK|>").repeat(tiles);
+            // None written, or already laid out: the text as it is.
+            Ok(match text.matches(&p).count() == 1 {
+                true => text.replace(&p, &format!("<|START_OF_IMG|>{layout}<|END_OF_IMG|>")),
+                false => text.to_string(),
+            })
         }
         Placeholders::Prefix => {
             // PaliGemmaProcessor's layout: the BOS after the last placeholder written.
@@ -472,7 +488,10 @@ pub fn with_placeholders(ids: &[u32], pixels: &candle_core::Tensor, spec: &Spec)
         | Placeholders::Framed { .. }
         | Placeholders::Prefix
         | Placeholders::Bracketed => true,
-        Placeholders::Tiles { .. } | Placeholders::Rows | Placeholders::NamedTiles => false,
+        Placeholders::Tiles { .. }
+        | Placeholders::Rows
+        | Placeholders::NamedTiles
+        | Placeholders::TileBreaks => false,
     };
     if !run || ids.iter().filter(|id| placeholder(id)).count() != 1 {
         return ids.to_vec();

@@ -4634,6 +4634,8 @@ pub static FAMILIES: &[Family] = &[
                 towers::cohere2_vision_projector,
             ),
         ],
+        image: Some(towers::cohere2_vision_image),
+        text_read: Some(wrappers::cohere2_vision_text),
         ..wrapper(
             "cohere2_vision",
             "Command A Vision",

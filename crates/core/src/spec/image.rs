@@ -40,6 +40,9 @@ pub enum Placeholders {
     /// after its name (`TILE_1`, `TILE_2`, …), the whole image's after `TILE_GLOBAL`,
     /// `<|END_OF_IMG|>`; one tile alone is the whole image's.
     NamedTiles,
+    /// Command A Vision's, in place of the placeholder written: `<|START_OF_IMG|>`, each tile's
+    /// run ended by `<|IMG_LINE_BREAK|>`, `<|END_OF_IMG|>`.
+    TileBreaks,
 }
 
 impl Placeholders {
@@ -53,7 +56,8 @@ impl Placeholders {
             | Placeholders::Tiles { .. }
             | Placeholders::Rows
             | Placeholders::Bracketed
-            | Placeholders::NamedTiles => false,
+            | Placeholders::NamedTiles
+            | Placeholders::TileBreaks => false,
         }
     }
 }
@@ -76,6 +80,9 @@ impl ImageInput {
             ),
             Placeholders::NamedTiles => out.push(
                 "In the prompt, the image's placeholder tokens are framed by <|START_OF_IMG|> and <|END_OF_IMG|>, each tile's run after its name (TILE_1, TILE_2, …), the whole image's after TILE_GLOBAL.".into(),
+            ),
+            Placeholders::TileBreaks => out.push(
+                "In the prompt, the image's placeholder tokens are framed by <|START_OF_IMG|> and <|END_OF_IMG|>, each tile's run ended by <|IMG_LINE_BREAK|>.".into(),
             ),
             Placeholders::Run | Placeholders::Framed { .. } | Placeholders::Tiles { .. } => {}
         }
@@ -151,10 +158,10 @@ pub enum ImageEncoder {
     /// class token dropped, each `shuffle`² patches joined by the pixel shuffle, then a
     /// LayerNorm and two maps into the text width.
     InternVl(InternVlVision),
-    /// Aya Vision's: SigLIP's vision model over each tile its processor cuts the image into, a
-    /// layer's state read before the tower's last LayerNorm, each `shuffle`² patches joined by
-    /// the pixel shuffle, a LayerNorm, a map whose halves gate each other (SwiGLU) and a map
-    /// into the text width.
+    /// Aya Vision's and Command A Vision's: SigLIP's vision model over each tile its processor
+    /// cuts the image into, a layer's state read (Aya's before the tower's last LayerNorm), each
+    /// `shuffle`² patches joined by the pixel shuffle, a LayerNorm (Aya's), a map whose halves
+    /// gate each other (SwiGLU) and a map into the text width.
     Aya(AyaVision),
 }
 
@@ -394,8 +401,10 @@ impl ImageEncoder {
                 joined = i.tower.hidden * i.shuffle * i.shuffle
             )),
             ImageEncoder::Aya(a) => out.push(format!(
-                "The hidden state read: {} (0 the embeddings', negative from the last layer's), before the tower's last LayerNorm; each {k}×{k} patches are shuffled into one feature {joined} wide, LayerNormed, mapped to {inner} values whose second half, through SiLU, gates the first, and mapped into the text width.",
+                "The hidden state read: {} (0 the embeddings', negative from the last layer's), {} the tower's last LayerNorm; each {k}×{k} patches are shuffled into one feature {joined} wide{}, mapped to {inner} values whose second half, through SiLU, gates the first, and mapped into the text width.",
                 a.layer,
+                if a.last_norm { "after" } else { "before" },
+                if a.projector_norm.is_some() { ", LayerNormed" } else { "" },
                 k = a.shuffle,
                 joined = a.tower.hidden * a.shuffle * a.shuffle,
                 inner = a.inner
@@ -457,7 +466,7 @@ pub enum Reading {
     Square,
     /// Tiles of the tower's size, as its processor cuts an image (a grid of them, and where
     /// there are several the whole image shrunk to one more): Llama 4's, InternVL's, Aya
-    /// Vision's. Its figures are per tile.
+    /// Vision's, Command A Vision's. Its figures are per tile.
     Tiles,
     /// The image at the size its processor resizes it to, sides multiples of the pixels a
     /// feature spans (Pixtral's, the Qwen VL models'); its figures are stated for a square
@@ -864,15 +873,17 @@ pub struct AyaVision {
     /// a layer's state before it.
     pub head: bool,
     /// The hidden state read (`vision_feature_layer`): 0 the embeddings', negative from the
-    /// last layer's; the last layer's is read before the tower's last LayerNorm.
+    /// last layer's; with the tower's last LayerNorm applied (Command A Vision reads the tower's
+    /// output), or not (Aya Vision's hidden states).
     pub layer: i64,
+    pub last_norm: bool,
     /// The side of the square of patches the pixel shuffle joins (`downsample_factor`).
     pub shuffle: u64,
-    /// Name prefix of the projector's tensors; its LayerNorm's ε (`adapter_layer_norm_eps`);
-    /// the width of its first map (`alignment_intermediate_size`), whose second half gates the
-    /// first.
+    /// Name prefix of the projector's tensors; its LayerNorm's ε where it has one (Aya's
+    /// `adapter_layer_norm_eps`); the width of its first map (`alignment_intermediate_size`),
+    /// whose second half gates the first.
     pub projector: String,
-    pub norm_eps: f64,
+    pub projector_norm: Option<f64>,
     pub inner: u64,
 }
 

@@ -353,10 +353,11 @@ impl Model {
         lin(&y, "linear_2")
     }
 
-    /// Aya Vision's image features: each tile through SigLIP to the hidden state read (before
-    /// its last LayerNorm), each `shuffle`² patches side by side (row offset first, as the
-    /// pixel shuffle joins them); the projector's LayerNorm, its first map, whose second half
-    /// through SiLU gates the first, and its second map. The tiles' features one after another.
+    /// Aya Vision's (Command A Vision's) image features: each tile through SigLIP to the hidden
+    /// state read (Aya's before its last LayerNorm, Command A's the tower's output), each
+    /// `shuffle`² patches side by side (row offset first, as the pixel shuffle joins them); the
+    /// projector's LayerNorm (Aya's), its first map, whose second half through SiLU gates the
+    /// first, and its second map. The tiles' features one after another.
     fn aya(&self, a: &AyaVision, pixels: &Tensor) -> Res<Tensor> {
         let t = &a.tower;
         let [c, side] = [t.channels, t.image].map(|n| n as usize);
@@ -368,7 +369,11 @@ impl Model {
         );
         let mut joined = Vec::new();
         for tile in 0..tiles.dim(0)? {
-            let h = self.siglip_state(t, &tiles.get(tile)?, read)?;
+            let tile = tiles.get(tile)?;
+            let h = match a.last_norm {
+                true => self.siglip(t, &tile)?,
+                false => self.siglip_state(t, &tile, read)?,
+            };
             joined.push(pixel_shuffle(&h, g, k)?);
         }
         // The projector over every tile's features at once.
@@ -377,7 +382,10 @@ impl Model {
             let b = self.weights.get(&p(&format!("{name}.bias")))?;
             self.linear(x, &p(&format!("{name}.weight")), Some(b))
         };
-        let y = self.layer_norm(&Tensor::cat(&joined, 0)?, &p("layernorm"), a.norm_eps)?;
+        let mut y = Tensor::cat(&joined, 0)?;
+        if let Some(eps) = a.projector_norm {
+            y = self.layer_norm(&y, &p("layernorm"), eps)?;
+        }
         let y = lin(&y, "linear_1")?;
         let half = y.dim(1)? / 2;
         let gated = (y.narrow(1, 0, half)? * y.narrow(1, half, half)?.silu()?)?;

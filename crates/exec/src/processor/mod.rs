@@ -17,7 +17,7 @@ pub mod resample;
 pub mod tiles;
 
 use anatomy_core::Error;
-use crops::Crops;
+use crops::{Crops, Grid};
 use resample::{Filter, Image, Rounding};
 use serde_json::Value;
 use std::path::Path;
@@ -71,6 +71,8 @@ pub struct Processor {
     pub convert_rgb: bool,
     /// How the image is cut into tiles of the resize's square size, where it is.
     pub cut: Option<Cut>,
+    /// The model whose class transformers gives torchvision's backend alone, where it does.
+    pub torchvision_only: Option<&'static str>,
 }
 
 /// The ways a processor cuts an image into tiles.
@@ -88,8 +90,9 @@ enum Cuts {
     Never,
     /// Always: Llama 4's canvas.
     Canvas,
-    /// Where `crop_to_patches` says (GOT-OCR 2's).
-    Crops,
+    /// Where `crop_to_patches` says (`true` by default: Command A Vision's), on the `Grid`
+    /// the class chooses.
+    Crops(Grid, bool),
 }
 
 /// A class's defaults: the attributes transformers' class sets (the rest are off).
@@ -106,6 +109,8 @@ struct Defaults {
     /// Whether and how the image is cut into tiles of the square size (`tiling` and `crops`
     /// read the settings).
     cuts: Cuts,
+    /// The model whose class has torchvision's backend alone, where it does.
+    torchvision_only: Option<&'static str>,
 }
 
 // transformers' OPENAI_CLIP_MEAN and _STD as written; f32 rounds them as numpy's float32 does.
@@ -133,6 +138,7 @@ fn defaults(class: &str) -> Option<Defaults> {
         square: true,
         convert_rgb: false,
         cuts: Cuts::Never,
+        torchvision_only: None,
     };
     let blip = Defaults {
         filter: Filter::Bicubic,
@@ -143,6 +149,7 @@ fn defaults(class: &str) -> Option<Defaults> {
         square: true,
         convert_rgb: true,
         cuts: Cuts::Never,
+        torchvision_only: None,
     };
     Some(match base {
         "CLIPImageProcessor" | "BitImageProcessor" => Defaults {
@@ -154,6 +161,7 @@ fn defaults(class: &str) -> Option<Defaults> {
             square: false,
             convert_rgb: true,
             cuts: Cuts::Never,
+            torchvision_only: None,
         },
         "SiglipImageProcessor" => Defaults {
             filter: Filter::Bicubic,
@@ -164,6 +172,7 @@ fn defaults(class: &str) -> Option<Defaults> {
             square: false,
             convert_rgb: true,
             cuts: Cuts::Never,
+            torchvision_only: None,
         },
         "ViTImageProcessor" => vit,
         // ViT's, converting to RGB; with pan and scan off, as by default (refused otherwise).
@@ -185,6 +194,7 @@ fn defaults(class: &str) -> Option<Defaults> {
             square: false,
             convert_rgb: true,
             cuts: Cuts::Never,
+            torchvision_only: None,
         },
         // Its multiple is the processor's (`from_folder`), else the image processor's patch.
         "PixtralImageProcessor" => Defaults {
@@ -199,6 +209,7 @@ fn defaults(class: &str) -> Option<Defaults> {
             square: true,
             convert_rgb: true,
             cuts: Cuts::Never,
+            torchvision_only: None,
         },
         "Llama4ImageProcessor" => Defaults {
             filter: Filter::Bilinear,
@@ -209,11 +220,19 @@ fn defaults(class: &str) -> Option<Defaults> {
             square: true,
             convert_rgb: true,
             cuts: Cuts::Canvas,
+            torchvision_only: Some("Llama 4's"),
         },
         "BlipImageProcessor" => blip,
         // BLIP's, cutting tiles of the resize's square where it crops.
         "GotOcr2ImageProcessor" => Defaults {
-            cuts: Cuts::Crops,
+            cuts: Cuts::Crops(Grid::Aspect, false),
+            ..blip
+        },
+        // BLIP's at 512 pixels, always cutting tiles unless told not to.
+        "Cohere2VisionImageProcessor" => Defaults {
+            size: square(512),
+            cuts: Cuts::Crops(Grid::Upscale, true),
+            torchvision_only: Some("Command A Vision's"),
             ..blip
         },
         _ => return None,
@@ -222,7 +241,7 @@ fn defaults(class: &str) -> Option<Defaults> {
 
 /// The classes `defaults` knows, for the refusal of others.
 const READ: &str =
-    "CLIP's, SigLIP's, ViT's, BLIP's, BiT's, Gemma 3's, Qwen2-VL's, Llama 4's, Pixtral's and GOT-OCR 2's";
+    "CLIP's, SigLIP's, ViT's, BLIP's, BiT's, Gemma 3's, Qwen2-VL's, Llama 4's, Pixtral's, GOT-OCR 2's and Command A Vision's";
 
 impl Processor {
     /// The processor a checkpoint folder holds: `preprocessor_config.json`, else
@@ -282,7 +301,12 @@ impl Processor {
             .and_then(Value::as_str)
             .is_some_and(|c| c.starts_with("GotOcr2ImageProcessor"));
         if always_crops && got_ocr2 && processor.cut.is_none() {
-            processor.cut = Some(Cut::Crops(crops(json, processor.resize, &shown)?));
+            processor.cut = Some(Cut::Crops(crops(
+                json,
+                processor.resize,
+                Grid::Aspect,
+                &shown,
+            )?));
         }
         // A saved PixtralProcessor resizes to multiples of its own patch times its merge (16
         // and 1 by default), whatever its image processor's patch; the image processor alone
@@ -421,10 +445,10 @@ impl Processor {
         }
         let cut = match d.cuts {
             Cuts::Canvas => Some(Cut::Canvas(tiling(json, resize, file)?)),
-            Cuts::Crops if flag("crop_to_patches", false)? => {
-                Some(Cut::Crops(crops(json, resize, file)?))
+            Cuts::Crops(grid, default) if flag("crop_to_patches", default)? => {
+                Some(Cut::Crops(crops(json, resize, grid, file)?))
             }
-            Cuts::Crops | Cuts::Never => None,
+            Cuts::Crops(..) | Cuts::Never => None,
         };
         Ok(Processor {
             resize,
@@ -433,12 +457,16 @@ impl Processor {
             normalize,
             convert_rgb: flag("do_convert_rgb", d.convert_rgb)?,
             cut,
+            torchvision_only: d.torchvision_only,
         })
     }
 
     /// The image's pixel values as `backend` makes them, channels first; an error where that
     /// backend has no such filter.
     pub fn process(&self, image: &Image, backend: Backend) -> Result<Processed, String> {
+        if let (Some(model), Backend::Pil) = (self.torchvision_only, backend) {
+            return Err(format!("has no PIL backend in transformers ({model} is torchvision's alone); give --image-backend torchvision"));
+        }
         // What the settings ask to make is bounded as what a file may hold.
         let bounded = |height: usize, width: usize| {
             match (height * width) as u64 <= decode::MAX_PIXELS {
@@ -457,8 +485,13 @@ impl Processor {
                 (filter, rounding(backend, filter)?),
                 &|tile| self.values(tile, backend),
             );
+            // One tile is the image, as transformers' processors give one.
+            let dims = match n {
+                1 => vec![3, height, height],
+                _ => vec![n, 3, height, height],
+            };
             return Ok(Processed {
-                dims: vec![n, 3, height, height],
+                dims,
                 values,
                 tiles: None,
             });
@@ -466,9 +499,6 @@ impl Processor {
         if let (Some(Cut::Canvas(t)), Some((Size::Exact { height, .. }, filter))) =
             (self.cut, self.resize)
         {
-            if backend == Backend::Pil {
-                return Err("has no PIL backend in transformers (Llama 4's is torchvision's alone); give --image-backend torchvision".into());
-            }
             // The canvas holds at most `max` tiles.
             bounded(height * t.max, height)?;
             let ([rows, cols], values) = t.tiles(
@@ -554,11 +584,16 @@ fn rounding(backend: Backend, filter: Filter) -> Result<Rounding, String> {
 
 /// GOT-OCR 2's crops: `min_patches` (1) to `max_patches` (12) tiles, each the square `resize`
 /// size, which it must have.
-fn crops(json: &Value, resize: Option<(Size, Filter)>, file: &str) -> Result<Crops, Error> {
+fn crops(
+    json: &Value,
+    resize: Option<(Size, Filter)>,
+    grid: Grid,
+    file: &str,
+) -> Result<Crops, Error> {
     match resize {
         Some((Size::Exact { height, width }, _)) if height == width => {}
         Some(_) => return Err(Error::new(file, "size", "must be a square {\"height\": N, \"width\": N}: anatomy cuts an image into square tiles of it, as the towers take them")),
-        None => return Err(Error::new(file, "do_resize", "is false: GOT-OCR 2's processor resizes an image onto its tiles")),
+        None => return Err(Error::new(file, "do_resize", "is false: a processor that crops resizes an image onto its tiles")),
     }
     let count = |key: &str, default: usize| -> Result<usize, Error> {
         match json.get(key) {
@@ -578,7 +613,7 @@ fn crops(json: &Value, resize: Option<(Size, Filter)>, file: &str) -> Result<Cro
             format!("is {min}, more than max_patches ({max}): no grid of tiles fits"),
         ));
     }
-    Ok(Crops { min, max })
+    Ok(Crops { min, max, grid })
 }
 
 /// A processed image: its pixel values, channels first (`[3, height, width]`, Llama 4's
@@ -1016,11 +1051,19 @@ mod tests {
         for (class, cut) in [
             (
                 "InternVLProcessor",
-                Some(Cut::Crops(Crops { min: 1, max: 6 })),
+                Some(Cut::Crops(Crops {
+                    min: 1,
+                    max: 6,
+                    grid: Grid::Aspect,
+                })),
             ),
             (
                 "AyaVisionProcessor",
-                Some(Cut::Crops(Crops { min: 1, max: 6 })),
+                Some(Cut::Crops(Crops {
+                    min: 1,
+                    max: 6,
+                    grid: Grid::Aspect,
+                })),
             ),
             ("LlavaProcessor", None),
         ] {

@@ -6,6 +6,7 @@ use super::gemma::siglip_tower;
 use super::*;
 use crate::spec::{
     Act, AyaVision, ImageEncoder, ImageInput, InternVlVision, Llava, PixtralVision, Placeholders,
+    VisionTower,
 };
 
 /// LLaVA's vision tower, CLIP's vision model: as GIT's encoder (which is CLIP's), of the
@@ -195,10 +196,46 @@ pub fn aya_vision_image(top: &Config) -> Result<Option<ImageInput>> {
             tower,
             head,
             layer,
+            last_norm: false,
             shuffle,
             projector: "multi_modal_projector.".into(),
-            norm_eps: top.float("adapter_layer_norm_eps", 1e-6)?,
+            projector_norm: Some(top.float("adapter_layer_norm_eps", 1e-6)?),
             inner,
+        }),
+    }))
+}
+
+/// How Command A Vision runs an image: Aya Vision's way (its own processor's tiles), the tower's
+/// output read (after its last LayerNorm), the projector without a LayerNorm, its first map
+/// `alignment_intermediate_size` wide; the placeholder `image_token_id`. A config whose shuffle
+/// does not divide the patch grid is counted but runs no image.
+pub fn cohere2_vision_image(top: &Config) -> Result<Option<ImageInput>> {
+    let Some((s, head)) = cohere2_siglip(top)? else {
+        return Ok(None);
+    };
+    let image = if s.v.is_some() { 224 } else { 512 };
+    let Some(tower) = siglip_tower(top, &s, image, 12)? else {
+        return Ok(None);
+    };
+    let shuffle = top.size("downsample_factor", Some(2))?;
+    if shuffle == 0 || !tower.grid().is_multiple_of(shuffle) {
+        return Ok(None);
+    }
+    Ok(Some(ImageInput {
+        token: top.size("image_token_id", Some(255_036))?,
+        placeholders: Placeholders::TileBreaks,
+        encoder: ImageEncoder::Aya(AyaVision {
+            tower: VisionTower {
+                prefix: "model.vision_tower.".into(),
+                ..tower
+            },
+            head,
+            layer: -1,
+            last_norm: true,
+            shuffle,
+            projector: "model.multi_modal_projector.".into(),
+            projector_norm: None,
+            inner: top.size("alignment_intermediate_size", Some(36864))?,
         }),
     }))
 }

@@ -639,8 +639,8 @@ fn config_json(spec: &Spec) -> serde_json::Value {
                 ImageEncoder::Aya(a) => (
                     &a.tower,
                     json!({
-                        "layers_run": a.layers_run(), "shuffle": a.shuffle, "projector": a.projector,
-                        "norm_eps": a.norm_eps,
+                        "layers_run": a.layers_run(), "last_norm": a.last_norm, "shuffle": a.shuffle,
+                        "projector": a.projector, "projector_norm": a.projector_norm,
                     }),
                 ),
             };

@@ -319,21 +319,30 @@ fn aya(spec: &Spec, n: &Names, module: &str, image: &ImageInput, a: &AyaVision) 
         ("shuffle", a.shuffle.to_string()),
         ("inner", a.inner.to_string()),
         ("text", spec.hidden.to_string()),
-        ("norm_eps", fmt_f(a.norm_eps)),
-        ("read", a.layers_run().to_string()),
+        (
+            "norm_eps",
+            a.projector_norm.map_or("None".to_string(), fmt_f),
+        ),
+        (
+            "state",
+            match a.last_norm {
+                true => "(tiles)".into(),
+                false => format!(".state(tiles, {})", a.layers_run()),
+            },
+        ),
     ]);
     placeholder_model(
         spec,
         (n, module),
         image,
         vars,
-        "Aya Vision: the language model, SigLIP's vision model and the projector beside it.",
+        "Aya Vision (Command A Vision): the language model, SigLIP's vision model and the projector beside it.",
         r#"        self.${tower} = SiglipVision(${channels}, ${image}, ${patch}, ${hidden}, ${intermediate}, ${heads}, ${layers}, ${eps}, ${act}, ${head})
         self.${projector} = AyaProjector(${hidden}, ${grid}, ${shuffle}, ${inner}, ${text}, ${norm_eps})
 
     def image_features(self, pixel_values):  # [..., tiles, ${channels}, ${image}, ${image}] -> [tiles · features, ${text}]
         tiles = pixel_values.reshape(-1, *pixel_values.shape[-3:])
-        return self.${projector}(self.${tower}.state(tiles, ${read})).flatten(0, 1)"#,
+        return self.${projector}(self.${tower}${state}).flatten(0, 1)"#,
     )
 }
 

@@ -339,7 +339,7 @@ def internvl_tile(pixels, W, I):
 #.
 #: image_aya
 def image_features(pixels, W):
-    # pixels: [tiles, channels, image, image] (or one tile [channels, image, image]), as Aya Vision's processor cuts an image -> [tiles · features, hidden]
+    # pixels: [tiles, channels, image, image] (or one tile [channels, image, image]), as Aya Vision's (Command A Vision's) processor cuts an image -> [tiles · features, hidden]
     tiles = pixels.reshape(-1, *pixels.shape[-3:])
     return np.concatenate([aya_tile(t, W, CONFIG["image"]) for t in tiles])
 
@@ -348,10 +348,12 @@ def aya_tile(pixels, W, I):
     # pixels: [channels, image, image] -> [features, hidden]: SigLIP to the state read, the pixel shuffle and the SwiGLU projector
     k = I["shuffle"]
     s = I["image"] // I["patch"] // k  # features along a side
-    x = siglip(pixels, W, I, I["layers_run"])  # [g², d], before the tower's last LayerNorm
+    x = siglip(pixels, W, I, None if I["last_norm"] else I["layers_run"])  # [g², d]: the tower's output, or a hidden state before its last LayerNorm
     x = x.reshape(s, k, s, k, -1).transpose(0, 2, 1, 3, 4).reshape(s * s, -1)  # [features, k²·d]: each k×k patches side by side, row offset first
     P = I["projector"]
-    h = tower_linear(tower_norm(x, W, P + "layernorm", I["norm_eps"]), W, P + "linear_1")  # [features, inner]
+    if I["projector_norm"]:  # Aya Vision's LayerNorm
+        x = tower_norm(x, W, P + "layernorm", I["projector_norm"])
+    h = tower_linear(x, W, P + "linear_1")  # [features, inner]
     half = h.shape[-1] // 2
     h = h[:, :half] * act(h[:, half:], "silu")  # [features, inner / 2]: the second half, through SiLU, gates the first
     return tower_linear(h, W, P + "linear_2")  # [features, hidden]
