@@ -614,6 +614,16 @@ CONFIGS = {
                                                num_attention_heads=2, image_size=32, patch_size=8, out_hidden_size=32,
                                                deepstack_visual_indexes=[0]),
                             density_router_hidden_size=8, pad_token_id=0, image_token_id=95),
+    # LLaVA around Granite (Granite Vision 3's language model in LLaVA's wrapper): Granite's μP
+    # multipliers inside its layers, but the wrapper's own head scales nothing, so Granite's
+    # logits_scaling is dropped; the tower named, not run on text.
+    "llava-granite": dict(model_type="llava", architectures=["LlavaForConditionalGeneration"], image_token_index=95,
+                          text_config=dict(BASE, model_type="granite", vocab_size=96, logits_scaling=4.0,
+                                           embedding_multiplier=2.0, residual_multiplier=0.5,
+                                           attention_multiplier=0.25),
+                          vision_config=dict(model_type="clip_vision_model", hidden_size=16, intermediate_size=24,
+                                             num_hidden_layers=1, num_attention_heads=2, image_size=28,
+                                             patch_size=14)),
     # Granite 4 Vision: Granite's layers in LLaVA-NeXT's layout under `model.`; its tower, row end
     # and window Q-Former projectors named, not run.
     "granite4_vision": dict(model_type="granite4_vision", architectures=["Granite4VisionForConditionalGeneration"],

@@ -236,6 +236,11 @@ pub fn load(file: &str, value: &Value, name: &str, lenient: bool) -> Result<Spec
             }
         };
         spec.hf_wrap = row.wrap;
+        // A head of the wrapper's own scales nothing unless it repeats the language model's
+        // scale.
+        if !matches!(row.tie, registry::Tie::Text) && !row.head_scale {
+            spec.logits_mult = 1.0;
+        }
     }
     // A wrapper's towers, or a language model's own encoders beside its embedding (Phi-4-
     // multimodal's `embed_tokens_extend`).

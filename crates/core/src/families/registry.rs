@@ -115,6 +115,11 @@ pub struct Family {
     pub standalone: bool,
     /// How an image enters its token stream, for a wrapper anatomy runs on one.
     pub image: Option<ImageReader>,
+    /// A wrapper whose head is its own (not `Tie::Text`) scales its logits as its language
+    /// model's head does (Aya Vision's `logit_scale`, the Granite wrappers' `logits_scaling`);
+    /// where false, its head scales nothing and the language model's multiplier is dropped
+    /// (Command A Vision's head, LLaVA's around Granite).
+    pub head_scale: bool,
 }
 
 /// Which config's `tie_word_embeddings` ties a wrapper's head to its embedding.
@@ -3620,6 +3625,7 @@ pub static FAMILIES: &[Family] = &[
                 towers::hyperclovax_vision_projector,
             ),
         ],
+        head_scale: true,
         ..wrapper(
             "hyperclovax_vision_v2",
             "HyperCLOVA X Vision v2",
@@ -3666,6 +3672,7 @@ pub static FAMILIES: &[Family] = &[
             "model.visual.",
             towers::cohere_compass_vision,
         )],
+        head_scale: true,
         ..wrapper("cohere_compass", "Cohere Compass", QWEN_VL_WRAPPER)
     },
     // Qwen3-VL as published: Qwen3.5's layout, tied by the wrapper's flag alone.
@@ -4455,6 +4462,7 @@ pub static FAMILIES: &[Family] = &[
                 towers::granite4_vision_spatial,
             ),
         ],
+        head_scale: true,
         ..wrapper(
             "granite4_vision",
             "Granite 4 Vision",
@@ -4635,7 +4643,6 @@ pub static FAMILIES: &[Family] = &[
             ),
         ],
         image: Some(towers::cohere2_vision_image),
-        text_read: Some(wrappers::cohere2_vision_text),
         ..wrapper(
             "cohere2_vision",
             "Command A Vision",
@@ -4695,6 +4702,7 @@ pub static FAMILIES: &[Family] = &[
             ),
         ],
         image: Some(towers::aya_vision_image),
+        head_scale: true,
         ..wrapper(
             "aya_vision",
             "Aya Vision",
@@ -5108,6 +5116,7 @@ pub static FAMILIES: &[Family] = &[
                 towers::granite_docling_router,
             ),
         ],
+        head_scale: true,
         ..wrapper(
             "granite_docling",
             "Granite Docling",
@@ -6600,6 +6609,7 @@ const fn base(
         text_read: None,
         standalone: true,
         image: None,
+        head_scale: false,
     }
 }
 

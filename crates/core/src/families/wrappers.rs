@@ -34,23 +34,6 @@ pub fn paligemma_text(
     Ok(spec)
 }
 
-/// Command A Vision's language model, as its text row reads it, its logits unscaled: the
-/// wrapper's own head multiplies them by nothing (transformers 5.25's
-/// `Cohere2VisionForConditionalGeneration` drops Cohere2's `logit_scale`, which Aya Vision's
-/// head keeps).
-pub fn cohere2_vision_text(
-    _top: &Config,
-    text: &Config,
-    model_type: &str,
-    _family: &str,
-    name: &str,
-) -> Result<Spec> {
-    let row = registry::find(model_type).expect("a registry row for the language model");
-    let mut spec = row.read.read(text, model_type, row.name, name)?;
-    spec.logits_mult = 1.0;
-    Ok(spec)
-}
-
 /// GLM-4.6V's language model: GLM-4.1V's, as its text row reads it. Around GLM-4.5V's experts
 /// (its large model) transformers 5.25 keeps the experts stacked and cannot load them one tensor
 /// each as GLM-4.5V's checkpoints store them; anatomy names them one tensor each, so that text
