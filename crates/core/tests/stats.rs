@@ -749,3 +749,52 @@ fn wrappers_that_cannot_run_an_image_are_counted_without_one() {
     assert!(with && !without);
     assert_eq!(a, b);
 }
+
+/// Aya Vision's and Command A Vision's settings transformers cannot run on an image: an odd
+/// SwiGLU width (its halves unequal), a hidden state past the tower's, the states without their
+/// first (no square of patches left), a shuffle that does not divide the patch grid. Each is
+/// counted, without an image; the published settings run one.
+#[test]
+fn cohere_wrappers_that_cannot_run_an_image_are_counted_without_one() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let load = |v: &serde_json::Value| {
+        anatomy_core::families::load_json("config.json", &v.to_string(), "m", false).unwrap()
+    };
+    for (fixture, changes) in [
+        (
+            "aya-vision-jpeg",
+            vec![
+                ("alignment_intermediate_size", serde_json::json!(41)),
+                ("vision_feature_layer", serde_json::json!(-4)),
+                (
+                    "vision_feature_select_strategy",
+                    serde_json::json!("default"),
+                ),
+                ("downsample_factor", serde_json::json!(3)),
+            ],
+        ),
+        (
+            "cohere2-vision-jpeg",
+            vec![
+                ("alignment_intermediate_size", serde_json::json!(41)),
+                ("downsample_factor", serde_json::json!(3)),
+            ],
+        ),
+    ] {
+        let path = root.join(format!(
+            "../exec/tests/fixtures/image/{fixture}/config.json"
+        ));
+        let v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        assert!(load(&v).image.is_some(), "{fixture}");
+        for (key, value) in changes {
+            let mut changed = v.clone();
+            changed[key] = value;
+            let spec = load(&changed);
+            assert!(
+                spec.image.is_none() && !spec.towers.is_empty(),
+                "{fixture}: {key}"
+            );
+        }
+    }
+}

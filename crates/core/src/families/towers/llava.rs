@@ -164,8 +164,9 @@ pub fn aya_vision_projector(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
 /// (GOT-OCR 2's crops; the tile the tower's `image_size`), the hidden state read, the pixel
 /// shuffle's side, the projector's LayerNorm ε and width, the placeholder (`image_token_index`).
 /// A config that reads several layers' states, or the states without their first
-/// (`vision_feature_select_strategy` "default", whose patches then make no square), or whose
-/// shuffle does not divide the patch grid, is counted but runs no image.
+/// (`vision_feature_select_strategy` "default", whose patches then make no square), whose
+/// shuffle does not divide the patch grid, or whose projector's first map is odd (SwiGLU halves
+/// it), is counted but runs no image.
 pub fn aya_vision_image(top: &Config) -> Result<Option<ImageInput>> {
     let Some((s, head)) = aya_siglip(top)? else {
         return Ok(None);
@@ -189,6 +190,10 @@ pub fn aya_vision_image(top: &Config) -> Result<Option<ImageInput>> {
         return Ok(None);
     }
     let inner = top.size("alignment_intermediate_size", Some(text_hidden(top, 8192)?))?;
+    // SwiGLU halves the first map's output: transformers cannot run an odd one.
+    if inner % 2 != 0 {
+        return Ok(None);
+    }
     Ok(Some(ImageInput {
         token: token_id(top, "image_token_index", "image_token_id", 255_036)?,
         placeholders: Placeholders::NamedTiles,
@@ -208,7 +213,8 @@ pub fn aya_vision_image(top: &Config) -> Result<Option<ImageInput>> {
 /// How Command A Vision runs an image: Aya Vision's way (its own processor's tiles), the tower's
 /// output read (after its last LayerNorm), the projector without a LayerNorm, its first map
 /// `alignment_intermediate_size` wide; the placeholder `image_token_id`. A config whose shuffle
-/// does not divide the patch grid is counted but runs no image.
+/// does not divide the patch grid, or whose projector's first map is odd, is counted but runs
+/// no image.
 pub fn cohere2_vision_image(top: &Config) -> Result<Option<ImageInput>> {
     let Some((s, head)) = cohere2_siglip(top)? else {
         return Ok(None);
@@ -218,7 +224,8 @@ pub fn cohere2_vision_image(top: &Config) -> Result<Option<ImageInput>> {
         return Ok(None);
     };
     let shuffle = top.size("downsample_factor", Some(2))?;
-    if shuffle == 0 || !tower.grid().is_multiple_of(shuffle) {
+    let inner = top.size("alignment_intermediate_size", Some(36864))?;
+    if shuffle == 0 || !tower.grid().is_multiple_of(shuffle) || inner % 2 != 0 {
         return Ok(None);
     }
     Ok(Some(ImageInput {
@@ -235,7 +242,7 @@ pub fn cohere2_vision_image(top: &Config) -> Result<Option<ImageInput>> {
             shuffle,
             projector: "model.multi_modal_projector.".into(),
             projector_norm: None,
-            inner: top.size("alignment_intermediate_size", Some(36864))?,
+            inner,
         }),
     }))
 }
