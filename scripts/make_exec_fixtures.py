@@ -2078,33 +2078,46 @@ INTERNVL_CHAT = ("{% for message in messages %}<|im_start|> {{ message['role'] }
 INTERNVL_TOKENS = ["<img>", "</img>", "<video>", "<IMG_CONTEXT>"]
 
 
+def saved_image_processor(settings, backend):
+    """transformers' image processor of `settings` (its preprocessor_config.json) on `backend`."""
+    import tempfile
+    from transformers import AutoImageProcessor
+    with tempfile.TemporaryDirectory() as tmp:
+        (Path(tmp) / "preprocessor_config.json").write_text(json.dumps(settings))
+        return AutoImageProcessor.from_pretrained(tmp, backend=backend)
+
+
+def word_tokenizer(size, special, words, tokens, **kwargs):
+    """A word-level tokenizer of `size` ids: `special` and `words` first, the image's `tokens` the
+    last ids (in order), the rest filler words; split on white space, `special` and `tokens`
+    special. `kwargs` go to PreTrainedTokenizerFast."""
+    from tokenizers import AddedToken, Tokenizer, models, pre_tokenizers
+    from transformers import PreTrainedTokenizerFast
+    at = {size - len(tokens) + i: t for i, t in enumerate(tokens)}
+    names = special + words
+    vocab = {at.get(i, names[i] if i < len(names) else f"w{i}"): i for i in range(size)}
+    tok = Tokenizer(models.WordLevel(vocab, unk_token=special[0]))
+    tok.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+    tok.add_special_tokens([AddedToken(t, special=True) for t in special + tokens])
+    return PreTrainedTokenizerFast(tokenizer_object=tok, pad_token=special[0], unk_token=special[0], **kwargs)
+
+
 def internvl_processor(d, raw):
     """The image (image.jpg) and InternVLProcessor saved in `d` for the model `raw` configures:
     <img>, </img>, <video> and <IMG_CONTEXT> the last four ids (the placeholder's last)."""
-    import tempfile
-    from tokenizers import AddedToken, Tokenizer, models, pre_tokenizers
-    from transformers import AutoImageProcessor, InternVLProcessor, InternVLVideoProcessor, PreTrainedTokenizerFast
+    from transformers import InternVLProcessor, InternVLVideoProcessor
     photo(d / "image.jpg", 40, 61, 16, lambda x, y: [x * 4.0, y * 3.0, (x + y) * 1.5])
     side = raw["vision_config"]["image_size"]
     settings = {"image_processor_type": "GotOcr2ImageProcessor", "size": {"height": side, "width": side},
                 "crop_to_patches": False, "max_patches": 4}
     backend = "torchvision" if raw["vision_config"].get("norm_type") != "rms_norm" else "pil"
-    with tempfile.TemporaryDirectory() as tmp:
-        (Path(tmp) / "preprocessor_config.json").write_text(json.dumps(settings))
-        image_processor = AutoImageProcessor.from_pretrained(tmp, backend=backend)
-    special = ["<pad>", "<|im_start|>", "<|im_end|>"]
-    words = special + ["user", "assistant", "What", "is", "this?"]
+    image_processor = saved_image_processor(settings, backend)
     size = raw["text_config"]["vocab_size"]
-    at = {size - 4 + i: t for i, t in enumerate(INTERNVL_TOKENS)}
-    assert at[raw["image_token_id"]] == "<IMG_CONTEXT>"
-    vocab = {at.get(i, words[i] if i < len(words) else f"w{i}"): i for i in range(size)}
-    tok = Tokenizer(models.WordLevel(vocab, unk_token="<pad>"))
-    tok.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
-    tok.add_special_tokens([AddedToken(t, special=True) for t in special + INTERNVL_TOKENS])
-    fast = PreTrainedTokenizerFast(tokenizer_object=tok, eos_token="<|im_end|>", pad_token="<pad>", unk_token="<pad>",
-                                   extra_special_tokens={"start_image_token": "<img>", "end_image_token": "</img>",
-                                                         "video_token": "<video>",
-                                                         "context_image_token": "<IMG_CONTEXT>"})
+    assert size - 1 == raw["image_token_id"]  # <IMG_CONTEXT>
+    fast = word_tokenizer(size, ["<pad>", "<|im_start|>", "<|im_end|>"], ["user", "assistant", "What", "is", "this?"],
+                          INTERNVL_TOKENS, eos_token="<|im_end|>",
+                          extra_special_tokens={"start_image_token": "<img>", "end_image_token": "</img>",
+                                                "video_token": "<video>", "context_image_token": "<IMG_CONTEXT>"})
     # (Its video processor, which the class requires, plays no part.)
     processor = InternVLProcessor(image_processor=image_processor, tokenizer=fast, chat_template=INTERNVL_CHAT,
                                   video_processor=InternVLVideoProcessor(), image_seq_length=raw["image_seq_length"])
@@ -2171,35 +2184,26 @@ AYA_CHAT = ("{% for message in messages %}<|START_OF_TURN_TOKEN|> {{ message['ro
             "{% elif content['type'] == 'text' %} {{ content['text'] }}{% endif %}{% endfor %} <|END_OF_TURN_TOKEN|> "
             "{% endfor %}{% if add_generation_prompt %}<|START_OF_TURN_TOKEN|> assistant{% endif %}")
 AYA_TOKENS = ["<|START_OF_IMG|>", "<|END_OF_IMG|>", "<|IMG_LINE_BREAK|>", "<|IMG_PATCH|>"]
+AYA_SPECIAL = ["<PAD>", "<|START_OF_TURN_TOKEN|>", "<|END_OF_TURN_TOKEN|>"]
+AYA_WORDS = ["user", "assistant", "What", "is", "this?"]
 
 
 def aya_processor(d, raw):
     """The image (image.jpg) and AyaVisionProcessor saved in `d` for the model `raw` configures:
     its image tokens the last four ids (the placeholder, <|IMG_PATCH|>, the last), the tiles'
     names words of its vocabulary."""
-    import tempfile
-    from tokenizers import AddedToken, Tokenizer, models, pre_tokenizers
-    from transformers import AutoImageProcessor, AyaVisionProcessor, PreTrainedTokenizerFast
+    from transformers import AyaVisionProcessor
     photo(d / "image.jpg", 40, 61, 17, lambda x, y: [x * 3.0, y * 3.5, (2 * x + y) * 1.5])
     v = raw["vision_config"]
     side = v["image_size"]
     settings = {"image_processor_type": "GotOcr2ImageProcessor", "size": {"height": side, "width": side},
                 "crop_to_patches": False, "max_patches": 4}
     backend = "torchvision" if raw.get("vision_feature_layer", -1) == -1 else "pil"
-    with tempfile.TemporaryDirectory() as tmp:
-        (Path(tmp) / "preprocessor_config.json").write_text(json.dumps(settings))
-        image_processor = AutoImageProcessor.from_pretrained(tmp, backend=backend)
-    special = ["<PAD>", "<|START_OF_TURN_TOKEN|>", "<|END_OF_TURN_TOKEN|>"]
-    words = special + ["user", "assistant", "What", "is", "this?", "TILE_1", "TILE_2", "TILE_3", "TILE_GLOBAL"]
+    image_processor = saved_image_processor(settings, backend)
     size = raw["text_config"]["vocab_size"]
-    at = {size - 4 + i: t for i, t in enumerate(AYA_TOKENS)}
-    assert at[raw["image_token_index"]] == "<|IMG_PATCH|>"
-    vocab = {at.get(i, words[i] if i < len(words) else f"w{i}"): i for i in range(size)}
-    tok = Tokenizer(models.WordLevel(vocab, unk_token="<PAD>"))
-    tok.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
-    tok.add_special_tokens([AddedToken(t, special=True) for t in special + AYA_TOKENS])
-    fast = PreTrainedTokenizerFast(tokenizer_object=tok, eos_token="<|END_OF_TURN_TOKEN|>", pad_token="<PAD>",
-                                   unk_token="<PAD>")
+    assert size - 1 == raw["image_token_index"]  # <|IMG_PATCH|>
+    fast = word_tokenizer(size, AYA_SPECIAL, AYA_WORDS + ["TILE_1", "TILE_2", "TILE_3", "TILE_GLOBAL"], AYA_TOKENS,
+                          eos_token="<|END_OF_TURN_TOKEN|>")
     processor = AyaVisionProcessor(image_processor=image_processor, tokenizer=fast, chat_template=AYA_CHAT,
                                    img_size=side, patch_size=v["patch_size"],
                                    downsample_factor=raw.get("downsample_factor", 2))
@@ -2223,32 +2227,20 @@ COHERE2_VISION_CHAT = AYA_CHAT.replace("<image>", "<|IMG_PATCH|>")
 def cohere2_vision_processor(d, raw):
     """The image (image.jpg) and Cohere2VisionProcessor saved in `d` for the model `raw`
     configures: Aya Vision's tokens, its tokenizer naming them as the processor reads them."""
-    import tempfile
-    from tokenizers import AddedToken, Tokenizer, models, pre_tokenizers
-    from transformers import AutoImageProcessor, Cohere2VisionProcessor, PreTrainedTokenizerFast
+    from transformers import Cohere2VisionProcessor
     photo(d / "image.jpg", 40, 61, 18, lambda x, y: [x * 2.5, y * 4.0, (x + 2 * y) * 1.5])
     v = raw["vision_config"]
     side = v["image_size"]
     shuffled = side // v["patch_size"] // raw.get("downsample_factor", 2)
     settings = {"image_processor_type": "Cohere2VisionImageProcessor", "size": {"height": side, "width": side},
                 "patch_size": shuffled, "max_patches": 4}
-    with tempfile.TemporaryDirectory() as tmp:
-        (Path(tmp) / "preprocessor_config.json").write_text(json.dumps(settings))
-        image_processor = AutoImageProcessor.from_pretrained(tmp, backend="torchvision")
-    special = ["<PAD>", "<|START_OF_TURN_TOKEN|>", "<|END_OF_TURN_TOKEN|>"]
-    words = special + ["user", "assistant", "What", "is", "this?"]
+    image_processor = saved_image_processor(settings, "torchvision")
     size = raw["text_config"]["vocab_size"]
-    at = {size - 4 + i: t for i, t in enumerate(AYA_TOKENS)}
-    assert at[raw["image_token_id"]] == "<|IMG_PATCH|>"
-    vocab = {at.get(i, words[i] if i < len(words) else f"w{i}"): i for i in range(size)}
-    tok = Tokenizer(models.WordLevel(vocab, unk_token="<PAD>"))
-    tok.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
-    tok.add_special_tokens([AddedToken(t, special=True) for t in special + AYA_TOKENS])
-    fast = PreTrainedTokenizerFast(tokenizer_object=tok, eos_token="<|END_OF_TURN_TOKEN|>", pad_token="<PAD>",
-                                   unk_token="<PAD>",
-                                   extra_special_tokens={"boi_token": "<|START_OF_IMG|>", "eoi_token": "<|END_OF_IMG|>",
-                                                         "image_token": "<|IMG_PATCH|>",
-                                                         "img_line_break_token": "<|IMG_LINE_BREAK|>"})
+    assert size - 1 == raw["image_token_id"]  # <|IMG_PATCH|>
+    fast = word_tokenizer(size, AYA_SPECIAL, AYA_WORDS, AYA_TOKENS, eos_token="<|END_OF_TURN_TOKEN|>",
+                          extra_special_tokens={"boi_token": "<|START_OF_IMG|>", "eoi_token": "<|END_OF_IMG|>",
+                                                "image_token": "<|IMG_PATCH|>",
+                                                "img_line_break_token": "<|IMG_LINE_BREAK|>"})
     processor = Cohere2VisionProcessor(image_processor=image_processor, tokenizer=fast,
                                        chat_template=COHERE2_VISION_CHAT)
     processor.save_pretrained(d)
