@@ -2125,37 +2125,6 @@ def internvl_processor(d, raw):
     return processor, backend
 
 
-def make_internvl_image(name, raw):
-    import numpy
-    from torch.utils.flop_counter import FlopCounterMode
-    made = {}
-
-    def make_processor(d, raw):
-        made["processor"], made["backend"] = internvl_processor(d, raw)
-        return made["processor"]
-
-    model, d, processor, image = image_model(name, raw, make_processor)
-    run = partial(logits_of_inputs, model)
-    prompt = "<IMG_CONTEXT> What is this?"
-    plain = processor(text=[prompt], images=[image], return_tensors="pt")
-    pixels = plain["pixel_values"]
-    logits = run(plain)
-    numpy.save(d / "pixels.npy", pixels.numpy().astype(numpy.float32))
-    # The figures are stated for an image of one tile.
-    counter = FlopCounterMode(display=False)
-    with counter, torch.no_grad():
-        model.get_image_features(pixels[:1])
-    expected = {"transformers": transformers.__version__, "ids": plain["input_ids"][0].tolist(),
-                "prompt_text": prompt, "logits": logits.tolist(), "image_flops": counter.get_total_flops(),
-                "image_tokens": (plain["input_ids"][0] == raw["image_token_id"]).sum().item() // len(pixels),
-                "image_backend": made["backend"]}
-    expected["chat"] = processor_chat(processor, image, run)
-    (d / "expected.json").write_text(json.dumps(expected) + "\n")
-    print(f"image/{name}: {sum(p.numel() for p in model.parameters()):,} params, logits {tuple(logits.shape)}, "
-          f"tiles {tuple(pixels.shape)}")
-
-
-
 # Aya Vision seeing an image: SigLIP (28-pixel tiles in patches of 7) before a Cohere2 language
 # model, each 2×2 patches of the state read joined by the pixel shuffle, a LayerNorm and a SwiGLU
 # projector; its processor (GOT-OCR 2's image processor, its own crop_to_patches off, which Aya's
@@ -2246,48 +2215,58 @@ def cohere2_vision_processor(d, raw):
     processor.save_pretrained(d)
     return processor
 
-def make_aya_image(name, raw):
+# The tilers' processors (and backends), the placeholder their prompts write, its id's key.
+TILED = {
+    "internvl": (internvl_processor, "<IMG_CONTEXT>", "image_token_id"),
+    "aya_vision": (aya_processor, "<image>", "image_token_index"),
+    "cohere2_vision": (lambda d, raw: (cohere2_vision_processor(d, raw), "torchvision"), "<|IMG_PATCH|>",
+                       "image_token_id"),
+}
+
+
+def make_tiled_image(name, raw):
+    """InternVL, Aya Vision or Command A Vision seeing the photo through its processor's tiles."""
     import numpy
     from torch.utils.flop_counter import FlopCounterMode
+    make, placeholder, key = TILED[raw["model_type"]]
     made = {}
 
     def make_processor(d, raw):
-        if raw["model_type"] == "cohere2_vision":
-            made["processor"], made["backend"] = cohere2_vision_processor(d, raw), "torchvision"
-        else:
-            made["processor"], made["backend"] = aya_processor(d, raw)
+        made["processor"], made["backend"] = make(d, raw)
         return made["processor"]
 
     model, d, processor, image = image_model(name, raw, make_processor)
     run = partial(logits_of_inputs, model)
-    cohere2 = raw["model_type"] == "cohere2_vision"
-    token = raw["image_token_id" if cohere2 else "image_token_index"]
-    prompt = ("<|IMG_PATCH|>" if cohere2 else "<image>") + " What is this?"
+    prompt = placeholder + " What is this?"
     plain = processor(text=[prompt], images=[image], return_tensors="pt")
     pixels = plain["pixel_values"]
     logits = run(plain)
     numpy.save(d / "pixels.npy", pixels.numpy().astype(numpy.float32))
-    # The figures are stated for an image of one tile: the patch embedding, the layers up to the
-    # state read (transformers runs the rest and the pooling head too, unread) and the projector.
+    # The figures are stated for an image of one tile: InternViT's whole count; SigLIP's patch
+    # embedding and layers up to the state read (transformers runs the rest and the pooling head
+    # too, unread) and the projector.
     counter = FlopCounterMode(display=False)
     with counter, torch.no_grad():
         model.get_image_features(pixels[:1])
-    counts = {k: sum(v.values()) for k, v in counter.get_flop_counts().items()}
-    run_layers = raw.get("vision_feature_layer", -1) % (raw["vision_config"]["num_hidden_layers"] + 1)
-    modules = ["SiglipVisionModel.embeddings", "AyaVisionMultiModalProjector", "Cohere2VisionMultiModalProjector"]
-    modules += [f"SiglipVisionModel.encoder.layers.{i}" for i in range(run_layers)]
+    flops = counter.get_total_flops()
+    if raw["model_type"] != "internvl":
+        counts = {k: sum(v.values()) for k, v in counter.get_flop_counts().items()}
+        read = raw.get("vision_feature_layer", -1) % (raw["vision_config"]["num_hidden_layers"] + 1)
+        modules = ["SiglipVisionModel.embeddings", "AyaVisionMultiModalProjector", "Cohere2VisionMultiModalProjector"]
+        flops = sum(counts.get(m, 0) for m in modules + [f"SiglipVisionModel.encoder.layers.{i}" for i in range(read)])
     expected = {"transformers": transformers.__version__, "ids": plain["input_ids"][0].tolist(),
-                "prompt_text": prompt, "logits": logits.tolist(),
-                "image_flops": sum(counts.get(m, 0) for m in modules),
-                "image_tokens": (plain["input_ids"][0] == token).sum().item() // len(pixels),
+                "prompt_text": prompt, "logits": logits.tolist(), "image_flops": flops,
+                "image_tokens": (plain["input_ids"][0] == raw[key]).sum().item() // len(pixels),
                 "image_backend": made["backend"]}
     expected["chat"] = processor_chat(processor, image, run)
-    with torch.no_grad():
-        out = model.generate(**plain, max_new_tokens=4, do_sample=False)
-    expected["generated"] = out[0, plain["input_ids"].shape[1]:].tolist()
+    if raw["model_type"] != "internvl":
+        with torch.no_grad():
+            out = model.generate(**plain, max_new_tokens=4, do_sample=False)
+        expected["generated"] = out[0, plain["input_ids"].shape[1]:].tolist()
     (d / "expected.json").write_text(json.dumps(expected) + "\n")
     print(f"image/{name}: {sum(p.numel() for p in model.parameters()):,} params, logits {tuple(logits.shape)}, "
           f"tiles {tuple(pixels.shape)}")
+
 
 # Mistral 3 seeing an image at its own size (Pixtral's processor, PIL backend): a JPEG of 40×61
 # pixels rounded up to 48×64 (multiples of its patch of 8 times the merge of 2), 6×8 patches merged
@@ -2394,8 +2373,8 @@ if __name__ == "__main__":
     for table, make_one in [(IMAGES, make_image), (GEMMA3_IMAGES, make_gemma3_image),
                             (QWEN2_VL_IMAGES, make_qwen2_vl_image), (LLAMA4_IMAGES, make_llama4_image),
                             (MISTRAL3_IMAGES, make_mistral3_image), (PALIGEMMA_IMAGES, make_paligemma_image),
-                            (INTERNVL_IMAGES, make_internvl_image), (AYA_IMAGES, make_aya_image),
-                            (COHERE2_VISION_IMAGES, make_aya_image),
+                            (INTERNVL_IMAGES, make_tiled_image), (AYA_IMAGES, make_tiled_image),
+                            (COHERE2_VISION_IMAGES, make_tiled_image),
                             (CONFIGS, make)]:
         for name, raw in table.items():
             if not only or name in only:
