@@ -331,7 +331,8 @@ pub fn pixels(
 /// its name (`TILE_1`, …), the whole image's after `TILE_GLOBAL`, and `<|END_OF_IMG|>`
 /// (the image `dims` [tiles, 3, H, W] says how many); Command A Vision's turns its one
 /// placeholder written into `<|START_OF_IMG|>`, each tile's run ended by `<|IMG_LINE_BREAK|>`,
-/// and `<|END_OF_IMG|>`. Other text is kept; an error at `file` where Llama 4's layout needs a canvas not known.
+/// and `<|END_OF_IMG|>`. Other text is kept; an error at `file` where Llama 4's layout needs a
+/// canvas not known.
 pub fn framed(
     text: &str,
     spec: &Spec,

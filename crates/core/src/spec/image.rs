@@ -243,19 +243,23 @@ impl ImageEncoder {
                 format!("[{c}, height, width] with height and width multiples of {f} ({what})"),
             )
         };
-        let (fits, takes) = match (self.reading(), self) {
-            (Reading::Square, _) => (
+        let (fits, takes) = match self {
+            ImageEncoder::Llava(_) | ImageEncoder::Gemma3(_) | ImageEncoder::PaliGemma(_) => (
                 dims == [c, h, w],
                 format!("[{c}, {h}, {w}] (channels, height, width)"),
             ),
             // A tile, or several.
-            (Reading::Tiles, _) => (
+            ImageEncoder::Llama4(_) | ImageEncoder::InternVl(_) | ImageEncoder::Aya(_) => (
                 dims == [c, h, w]
                     || matches!(dims, [tiles, rest @ ..] if *tiles > 0 && rest == [c, h, w]),
                 format!("[tiles, {c}, {h}, {w}] (the tiles its processor cuts an image into: tiles, channels, height, width)"),
             ),
-            (Reading::OwnSize(_), ImageEncoder::Pixtral(p)) => own(p.tower.patch, "the patch"),
-            (Reading::OwnSize(f), _) => own(f, "the patch times the merge"),
+            ImageEncoder::Pixtral(p) => own(p.tower.patch, "the patch"),
+            ImageEncoder::Qwen2Vl(q)
+            | ImageEncoder::Qwen3Vl(Qwen3Vision { base: q, .. })
+            | ImageEncoder::Qwen25Vl(Qwen25Vision { base: q, .. }) => {
+                own(q.factor(), "the patch times the merge")
+            }
         };
         (!fits).then_some(takes)
     }

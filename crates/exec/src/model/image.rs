@@ -179,9 +179,6 @@ impl Model {
         Ok((h + lin(&m, "mlp.fc2")?)?)
     }
 
-    /// Gemma 3's image features: SigLIP's biased patch convolution and learned positions, its
-    /// encoder layers and last LayerNorm; the patch grid average-pooled to the features' grid
-    /// (row by row), an RMSNorm scaled by 1 + its weight, and the map into the text width.
     /// SigLIP's vision model to its last LayerNorm: [patches, width].
     fn siglip(&self, t: &VisionTower, pixels: &Tensor) -> Res<Tensor> {
         let h = self.siglip_state(t, pixels, t.depth as usize)?;
@@ -210,6 +207,9 @@ impl Model {
         self.linear(&h, &format!("{name}.weight"), Some(b))
     }
 
+    /// Gemma 3's image features: SigLIP's biased patch convolution and learned positions, its
+    /// encoder layers and last LayerNorm; the patch grid average-pooled to the features' grid
+    /// (row by row), an RMSNorm scaled by 1 + its weight, and the map into the text width.
     fn gemma3(&self, g: &Gemma3Vision, pixels: &Tensor) -> Res<Tensor> {
         let t = &g.tower;
         let grid = t.grid() as usize;
@@ -544,10 +544,6 @@ impl Model {
     }
 }
 
-/// Pixtral's 2-D rotary tables for patches at `rows` (row, column), [patches, hd]: a head's
-/// first quarter of dims turn by the row (the even frequencies of base `theta`), its second by
-/// the column (the odd), written twice (rotate-half pairs); in float32 as transformers takes
-/// them.
 /// A tile's patch states `h` ([g², d], row by row) → [(g / k)², k²·d]: each k×k patches side
 /// by side, row offset first, as transformers' pixel shuffle joins them (InternVL's, Aya
 /// Vision's).
@@ -558,6 +554,10 @@ fn pixel_shuffle(h: &Tensor, g: usize, k: usize) -> R<Tensor> {
         .reshape((s * s, k * k * d))
 }
 
+/// Pixtral's 2-D rotary tables for patches at `rows` (row, column), [patches, hd]: a head's
+/// first quarter of dims turn by the row (the even frequencies of base `theta`), its second by
+/// the column (the odd), written twice (rotate-half pairs); in float32 as transformers takes
+/// them.
 fn pixtral_rope(rows: &[[i64; 2]], hd: usize, theta: f64) -> R<(Tensor, Tensor)> {
     let inv: Vec<f32> = (0..hd / 2)
         .map(|j| 1.0 / (theta as f32).powf((2 * j) as f32 / hd as f32))

@@ -7,9 +7,10 @@
 //! The processors read are those whose whole work is that sequence (CLIP's, SigLIP's, ViT's,
 //! BLIP's, BiT's, and Gemma 3's without pan and scan), and Qwen2-VL's, which resizes to its
 //! own grid (`smart_resize`) and leaves the patching to the tower: its pixels are given here
-//! before they are cut into patches; Llama 4's, which cuts an image into tiles (`tiles`); and
-//! GOT-OCR 2's, which crops it into tiles where it is asked to (`crops`; InternVL's processor
-//! always asks).
+//! before they are cut into patches; Llama 4's, which cuts an image into tiles (`tiles`);
+//! GOT-OCR 2's, which crops it into tiles where it is asked to (`crops`; InternVL's and Aya
+//! Vision's processors always ask); and Command A Vision's, which crops it onto another grid
+//! unless told not to.
 
 pub mod crops;
 pub mod decode;
@@ -80,7 +81,8 @@ pub struct Processor {
 pub enum Cut {
     /// Llama 4's: onto the canvas of tiles that fits it best, without distortion.
     Canvas(Tiling),
-    /// GOT-OCR 2's (InternVL's): onto the grid nearest its aspect, distorted.
+    /// GOT-OCR 2's and Command A Vision's: onto the grid its class chooses (`Crops::grid`),
+    /// distorted.
     Crops(Crops),
 }
 

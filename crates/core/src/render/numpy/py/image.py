@@ -351,7 +351,7 @@ def aya_tile(pixels, W, I):
     x = siglip(pixels, W, I, None if I["last_norm"] else I["layers_run"])  # [g², d]: the tower's output, or a hidden state before its last LayerNorm
     x = x.reshape(s, k, s, k, -1).transpose(0, 2, 1, 3, 4).reshape(s * s, -1)  # [features, k²·d]: each k×k patches side by side, row offset first
     P = I["projector"]
-    if I["projector_norm"]:  # Aya Vision's LayerNorm
+    if I["projector_norm"] is not None:  # Aya Vision's LayerNorm
         x = tower_norm(x, W, P + "layernorm", I["projector_norm"])
     h = tower_linear(x, W, P + "linear_1")  # [features, inner]
     half = h.shape[-1] // 2
