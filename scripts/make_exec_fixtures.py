@@ -2259,10 +2259,9 @@ def make_tiled_image(name, raw):
                 "image_tokens": (plain["input_ids"][0] == raw[key]).sum().item() // len(pixels),
                 "image_backend": made["backend"]}
     expected["chat"] = processor_chat(processor, image, run)
-    if raw["model_type"] != "internvl":
-        with torch.no_grad():
-            out = model.generate(**plain, max_new_tokens=4, do_sample=False)
-        expected["generated"] = out[0, plain["input_ids"].shape[1]:].tolist()
+    with torch.no_grad():
+        out = model.generate(**plain, max_new_tokens=4, do_sample=False)
+    expected["generated"] = out[0, plain["input_ids"].shape[1]:].tolist()
     (d / "expected.json").write_text(json.dumps(expected) + "\n")
     print(f"image/{name}: {sum(p.numel() for p in model.parameters()):,} params, logits {tuple(logits.shape)}, "
           f"tiles {tuple(pixels.shape)}")
