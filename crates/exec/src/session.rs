@@ -347,6 +347,11 @@ pub fn framed(
         return Ok(text.to_string());
     };
     let placeholders = p.repeat(input.encoder.features() as usize);
+    // A tiler's tile count ([tiles, 3, S, S]); one image ([3, S, S]) is one tile.
+    let cut = match dims {
+        [n, _, _, _] => *n,
+        [..] => 1,
+    };
     match input.placeholders {
         // Expanded from the ids (`with_placeholders`).
         Placeholders::Run => Ok(text.to_string()),
@@ -386,12 +391,8 @@ pub fn framed(
         Placeholders::NamedTiles => {
             // AyaVisionProcessor's own tokens (its defaults, which checkpoints keep): the crops
             // before the whole image, which is the one tile where there is one.
-            let crops = match dims {
-                [tiles, _, _, _] => tiles.saturating_sub(1),
-                _ => 0,
-            };
             let mut layout = "<|START_OF_IMG|>".to_string();
-            for i in 1..=crops {
+            for i in 1..cut {
                 layout += &format!("TILE_{i}{placeholders}");
             }
             layout += &format!("TILE_GLOBAL{placeholders}<|END_OF_IMG|>");
@@ -399,11 +400,7 @@ pub fn framed(
         }
         Placeholders::TileBreaks => {
             // Command A Vision's tokenizer's own tokens (which its processor reads).
-            let tiles = match dims {
-                [tiles, _, _, _] => *tiles,
-                _ => 1,
-            };
-            let layout = format!("{placeholders}<|IMG_LINE_BREAK|>").repeat(tiles);
+            let layout = format!("{placeholders}<|IMG_LINE_BREAK|>").repeat(cut);
             // None written, or already laid out: the text as it is.
             Ok(match text.matches(&p).count() == 1 {
                 true => text.replace(&p, &format!("<|START_OF_IMG|>{layout}<|END_OF_IMG|>")),

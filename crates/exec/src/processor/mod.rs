@@ -488,9 +488,9 @@ impl Processor {
                 &|tile| self.values(tile, backend),
             );
             // One tile is the image, as transformers' processors give one.
-            let dims = match n {
-                1 => vec![3, height, height],
-                _ => vec![n, 3, height, height],
+            let dims = match n > 1 {
+                true => vec![n, 3, height, height],
+                false => vec![3, height, height],
             };
             return Ok(Processed {
                 dims,

@@ -8,46 +8,29 @@ use crate::spec::{
     Qwen3Vision, VisionTower,
 };
 
-/// The towers' classes.
+/// The towers' classes: each encoder's fragments, those it builds on first.
 pub(super) fn classes(image: &ImageInput) -> String {
-    match image.encoder {
-        ImageEncoder::Llava(_) => include_str!("llava.py").trim_end().to_string(),
+    const LLAVA: &str = include_str!("llava.py");
+    const SIGLIP: &str = include_str!("siglip.py");
+    const QWEN2_VL: &str = include_str!("qwen2_vl.py");
+    let fragments: &[&str] = match image.encoder {
+        ImageEncoder::Llava(_) => &[LLAVA],
         // SigLIP's layers are CLIP's.
-        ImageEncoder::Gemma3(_) => [
-            include_str!("llava.py"),
-            include_str!("siglip.py"),
-            include_str!("gemma3.py"),
-        ]
-        .map(str::trim_end)
-        .join("\n\n\n"),
-        ImageEncoder::PaliGemma(_) => [
-            include_str!("llava.py"),
-            include_str!("siglip.py"),
-            include_str!("paligemma.py"),
-        ]
-        .map(str::trim_end)
-        .join("\n\n\n"),
-        ImageEncoder::Qwen2Vl(_) => include_str!("qwen2_vl.py").trim_end().to_string(),
-        ImageEncoder::Qwen3Vl(_) => [include_str!("qwen2_vl.py"), include_str!("qwen3_vl.py")]
-            .map(str::trim_end)
-            .join("\n\n\n"),
-        ImageEncoder::Qwen25Vl(_) => [include_str!("qwen2_vl.py"), include_str!("qwen2_5_vl.py")]
-            .map(str::trim_end)
-            .join("\n\n\n"),
-        ImageEncoder::Llama4(_) => include_str!("llama4.py").trim_end().to_string(),
-        ImageEncoder::Pixtral(_) => include_str!("pixtral.py").trim_end().to_string(),
+        ImageEncoder::Gemma3(_) => &[LLAVA, SIGLIP, include_str!("gemma3.py")],
+        ImageEncoder::PaliGemma(_) => &[LLAVA, SIGLIP, include_str!("paligemma.py")],
+        ImageEncoder::Aya(_) => &[LLAVA, SIGLIP, include_str!("aya_vision.py")],
+        ImageEncoder::Qwen2Vl(_) => &[QWEN2_VL],
+        ImageEncoder::Qwen3Vl(_) => &[QWEN2_VL, include_str!("qwen3_vl.py")],
+        ImageEncoder::Qwen25Vl(_) => &[QWEN2_VL, include_str!("qwen2_5_vl.py")],
+        ImageEncoder::Llama4(_) => &[include_str!("llama4.py")],
+        ImageEncoder::Pixtral(_) => &[include_str!("pixtral.py")],
         // CLIP's MLP is InternViT's.
-        ImageEncoder::InternVl(_) => [include_str!("llava.py"), include_str!("internvl.py")]
-            .map(str::trim_end)
-            .join("\n\n\n"),
-        ImageEncoder::Aya(_) => [
-            include_str!("llava.py"),
-            include_str!("siglip.py"),
-            include_str!("aya_vision.py"),
-        ]
-        .map(str::trim_end)
-        .join("\n\n\n"),
-    }
+        ImageEncoder::InternVl(_) => &[LLAVA, include_str!("internvl.py")],
+    };
+    (fragments.iter())
+        .map(|f| f.trim_end())
+        .collect::<Vec<_>>()
+        .join("\n\n\n")
 }
 
 /// The checkpoint's Model: the language model under `module` (a Qwen VL's subclasses it, under
