@@ -2367,13 +2367,96 @@ def make_mistral3_image(name, raw):
           f"pixels {tuple(plain['pixel_values'].shape)}")
 
 
+# GIT seeing an image: CLIP's vision model to its last LayerNorm and the visual projection, the
+# features before the prompt (which holds no placeholder), seeing each other both ways; the text
+# after them causally, its learned positions from its first token. The catalog's git-base as its
+# toy copy keeps it (its tower's 224 pixels in patches of 16: 197 features), and a small one
+# that stores two frames' vectors (which one image does not read) and runs torchvision's
+# backend. Each sees a JPEG through its saved GitProcessor: CLIP's image processor as git-base's
+# preprocessor_config.json sets it, and a word-level tokenizer whose post-processor frames the
+# text with [CLS] and [SEP], as BERT's does.
+GIT_IMAGES = {
+    "git-base": "toy/git-base",
+    "git-frames": {"model_type": "git", "architectures": ["GitForCausalLM"], "hidden_size": 32,
+                   "intermediate_size": 48, "num_hidden_layers": 2, "num_attention_heads": 4, "vocab_size": 128,
+                   "num_image_with_embedding": 2,
+                   "vision_config": {"model_type": "git_vision_model", "hidden_size": 16, "intermediate_size": 24,
+                                     "num_hidden_layers": 2, "num_attention_heads": 2, "image_size": 28,
+                                     "patch_size": 7, "hidden_act": "gelu"}},
+}
+
+
+def git_backend(raw):
+    """The image backend a GIT fixture's processor runs: torchvision's for the one with frames."""
+    return "torchvision" if raw.get("num_image_with_embedding") else "pil"
+
+
+def git_processor(d, raw):
+    """The image (image.jpg) and GitProcessor saved in `d` for the model `raw` configures: [CLS]
+    and [SEP] at its BOS and EOS ids."""
+    from tokenizers import AddedToken, Tokenizer, models, pre_tokenizers, processors
+    from transformers import GitProcessor, PreTrainedTokenizerFast
+    photo(d / "image.jpg", 45, 61, 19, lambda x, y: [x * 4.0, (x + y) * 2.0, y * 5.0])
+    side = raw.get("vision_config", {}).get("image_size", 224)
+    settings = {"image_processor_type": "CLIPImageProcessor", "size": {"shortest_edge": side},
+                "crop_size": {"height": side, "width": side}}
+    image_processor = saved_image_processor(settings, git_backend(raw))
+    bos, eos = raw.get("bos_token_id", 101), raw.get("eos_token_id", 102)
+    names = {0: "[PAD]", 1: "what", 2: "is", 3: "this?", bos: "[CLS]", eos: "[SEP]"}
+    tok = Tokenizer(models.WordLevel({names.get(i, f"w{i}"): i for i in range(raw["vocab_size"])}, unk_token="[PAD]"))
+    tok.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+    tok.post_processor = processors.TemplateProcessing(single="[CLS] $A [SEP]",
+                                                       special_tokens=[("[CLS]", bos), ("[SEP]", eos)])
+    tok.add_special_tokens([AddedToken(t, special=True) for t in ["[PAD]", "[CLS]", "[SEP]"]])
+    fast = PreTrainedTokenizerFast(tokenizer_object=tok, pad_token="[PAD]", unk_token="[PAD]", cls_token="[CLS]",
+                                   sep_token="[SEP]", bos_token="[CLS]", eos_token="[SEP]")
+    processor = GitProcessor(image_processor=image_processor, tokenizer=fast)
+    processor.save_pretrained(d)
+    return processor
+
+
+def make_git_image(name, raw):
+    import numpy
+    from torch.utils.flop_counter import FlopCounterMode
+    if isinstance(raw, str):  # a catalog model's toy copy, as it is
+        raw = json.loads((OUT / raw / "config.json").read_text())
+        raw["architectures"] = ["GitForCausalLM"]
+    model, d, processor, image = image_model(name, raw, git_processor)
+    prompt = "what is this?"
+    inputs = processor(text=prompt, images=image, return_tensors="pt")
+    pixels = inputs["pixel_values"]
+    with torch.no_grad():
+        full = model(**inputs).logits[0]
+        features = model.git.visual_projection(model.git.image_encoder(pixels).last_hidden_state)
+    n = features.shape[1]
+    logits = full[n:]  # the text's; the features' positions come first
+    counter = FlopCounterMode(display=False)
+    with counter, torch.no_grad():
+        model.git.visual_projection(model.git.image_encoder(pixels).last_hidden_state)
+    # Without the image the text's logits differ (the fixture must see it).
+    assert (logits - logits_of_inputs(model, {"input_ids": inputs["input_ids"]})).abs().max() > 1e-3
+    numpy.save(d / "pixels.npy", pixels[0].numpy().astype(numpy.float32))
+    expected = {"transformers": transformers.__version__, "ids": inputs["input_ids"][0].tolist(),
+                "prompt_text": prompt, "logits": logits.tolist(), "image_flops": counter.get_total_flops(),
+                "image_tokens": n}
+    if git_backend(raw) != "pil":
+        expected["image_backend"] = git_backend(raw)
+    with torch.no_grad():
+        out = model.generate(**inputs, max_new_tokens=4, do_sample=False)
+    expected["generated"] = out[0, inputs["input_ids"].shape[1]:].tolist()
+    expected["prompt"] = {"text": prompt, "ids": processor.tokenizer(prompt)["input_ids"]}
+    (d / "expected.json").write_text(json.dumps(expected) + "\n")
+    print(f"image/{name}: {sum(p.numel() for p in model.parameters()):,} params, logits {tuple(logits.shape)}, "
+          f"{n} features before the text")
+
+
 if __name__ == "__main__":
     only = set(sys.argv[1:])
     for table, make_one in [(IMAGES, make_image), (GEMMA3_IMAGES, make_gemma3_image),
                             (QWEN2_VL_IMAGES, make_qwen2_vl_image), (LLAMA4_IMAGES, make_llama4_image),
                             (MISTRAL3_IMAGES, make_mistral3_image), (PALIGEMMA_IMAGES, make_paligemma_image),
                             (INTERNVL_IMAGES, make_tiled_image), (AYA_IMAGES, make_tiled_image),
-                            (COHERE2_VISION_IMAGES, make_tiled_image),
+                            (COHERE2_VISION_IMAGES, make_tiled_image), (GIT_IMAGES, make_git_image),
                             (CONFIGS, make)]:
         for name, raw in table.items():
             if not only or name in only:

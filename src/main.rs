@@ -174,7 +174,8 @@ enum Command {
         /// An image already processed as the model's processor makes it: an f32 .npy file
         /// [channels, height, width], or [tiles, channels, side, side] for a processor that cuts
         /// tiles (Llama 4, InternVL, Aya Vision, Command A Vision). Its features replace the prompt's image
-        /// placeholder tokens: one per feature, or one that stands for them all.
+        /// placeholder tokens: one per feature, or one that stands for them all (GIT's come before
+        /// the prompt, which holds none).
         #[arg(long, value_name = "FILE.npy", conflicts_with = "image")]
         pixels: Option<PathBuf>,
         /// An image file (PNG or JPEG) for the model to see, made into pixel values by the

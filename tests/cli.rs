@@ -614,6 +614,8 @@ fn run_chats_about_an_image_as_transformers_processor_does() {
         "image/aya-vision-jpeg",
         "image/aya-vision-layer",
         "image/cohere2-vision-jpeg",
+        "image/git-base",
+        "image/git-frames",
     ] {
         let model = exec_fixture(name);
         let image = model.join("image.jpg");

@@ -44,7 +44,8 @@ pub struct Stats {
 pub struct ImageFigures {
     /// The side of the square image the encoder takes, in pixels.
     pub side: u64,
-    /// Features, and so placeholder tokens, per image.
+    /// Features, and so tokens of the language model's (placeholders, or GIT's before the
+    /// text), per image.
     pub tokens: u64,
     /// FLOPs to encode it (2 per multiply-add; matmuls and attention).
     pub flops: u64,

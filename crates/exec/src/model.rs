@@ -38,8 +38,8 @@ use anatomy_core::graph::Point;
 use anatomy_core::naming::{names, Role};
 use anatomy_core::spec::{
     Act, AttnRes, AttnSpan, Block, DeltaStore, ExpertStorage, Ffn, Hierarchy, Indexer, Looped,
-    Mixer, Moa, Norm, NormKind, NormPlace, Position, QkNorm, Qkv, QueryScale, RelLogits, Residual,
-    Scoring, Spec, SsmGate, Stream,
+    Mixer, Moa, Norm, NormKind, NormPlace, Placeholders, Position, QkNorm, Qkv, QueryScale,
+    RelLogits, Residual, Scoring, Spec, SsmGate, Stream,
 };
 use anatomy_core::Error;
 use attention::{carried, unit};
@@ -159,9 +159,10 @@ pub struct Cache {
     /// values), made as the first step needs them.
     visits: Vec<Cache>,
     pub pos: usize,
-    /// What M-RoPE adds to a position after a prompt with an image (transformers'
-    /// `rope_deltas`): the image's tokens take fewer positions than tokens.
-    rope_delta: i64,
+    /// What a position adds after a prompt with an image: M-RoPE's image tokens take fewer
+    /// positions than tokens (transformers' `rope_deltas`); GIT's features take none of the
+    /// text's learned positions.
+    pos_delta: i64,
 }
 
 /// What a layer's n-gram embeddings carry from step to step (`Spec::ngram_ple`).
@@ -202,7 +203,7 @@ impl Cache {
             ngram: vec![None; layers],
             visits: Vec::new(),
             pos: 0,
-            rope_delta: 0,
+            pos_delta: 0,
         }
     }
 
@@ -272,7 +273,7 @@ impl Cache {
             ngram: self.ngram.clone(),
             visits: Vec::new(),
             pos: self.pos,
-            rope_delta: self.rope_delta,
+            pos_delta: self.pos_delta,
         };
         Mark {
             rest,
@@ -753,14 +754,19 @@ impl Model {
             }
             _ => ids,
         };
-        let t = ids.len();
+        let mut t = ids.len();
         let ids_t = Tensor::new(ids, &Device::Cpu)?;
         let mut x = self.rows(Role::Embed, ids, &ids_t)?;
+        // An image's features go in the placeholders' places, or before the prompt (GIT's).
+        let (placed, before) = match spec.image.as_ref().map(|i| i.placeholders) {
+            Some(Placeholders::Before) => (None, image),
+            _ => (image, None),
+        };
         // The features replace the placeholders' embeddings as the embedding layer leaves them:
         // after Gemma's scaling by √hidden, which is the layer's own.
         let scaled = spec.embedding.scale_by_sqrt_hidden;
         *self.deepstack.borrow_mut() = None;
-        if let Some(pixels) = image.filter(|_| !scaled) {
+        if let Some(pixels) = placed.filter(|_| !scaled) {
             x = self.with_image(x, ids, pixels)?;
         }
         // Tokens that see each other both ways: an image's (Gemma 3), or the first pass's
@@ -771,7 +777,7 @@ impl Model {
                 within_span: false,
             })
         } else {
-            (image.and(spec.image.as_ref()))
+            (placed.and(spec.image.as_ref()))
                 .filter(|i| i.encoder.both_ways())
                 .map(|i| attention::Blocks {
                     blocks: image::reach(ids, i.token, cache.pos),
@@ -785,9 +791,9 @@ impl Model {
                     let grid = (image.zip(i.encoder.qwen()))
                         .map(|(p, q)| image::merged_grid(q, p))
                         .transpose()?;
-                    let start = cache.pos as i64 + cache.rope_delta;
+                    let start = cache.pos as i64 + cache.pos_delta;
                     let (positions, delta) = image::positions(ids, i.token, grid, start);
-                    cache.rope_delta += delta;
+                    cache.pos_delta += delta;
                     Some(positions)
                 }
                 None => None,
@@ -829,7 +835,7 @@ impl Model {
             x = x.affine((spec.hidden as f64).sqrt(), 0.0)?;
             self.keep(None, Point::EmbedScale, &x);
         }
-        if let Some(pixels) = image.filter(|_| scaled) {
+        if let Some(pixels) = placed.filter(|_| scaled) {
             x = self.with_image(x, ids, pixels)?;
         }
         let per_layer = match spec.per_layer_input {
@@ -848,9 +854,11 @@ impl Model {
         // ZAYA's router state starts afresh with each pass.
         *self.router_state.borrow_mut() = None;
         // Positions join after the scaling, which is of the token embeddings alone (BioGPT).
+        // The text's positions (GIT's image before it takes none).
+        let first = cache.pos.saturating_add_signed(cache.pos_delta as isize);
         if spec.embedding.learned_positions.is_some() {
             let offset = spec.embedding.position_offset as usize;
-            let pos: Vec<u32> = (cache.pos + offset..cache.pos + t + offset)
+            let pos: Vec<u32> = (first + offset..first + t + offset)
                 .map(|p| p as u32)
                 .collect();
             let pe = self
@@ -860,7 +868,7 @@ impl Model {
         }
         if let Position::Sinusoidal(table) = spec.position {
             let d = spec.hidden;
-            let rows: Vec<f32> = (cache.pos..cache.pos + t)
+            let rows: Vec<f32> = (first..first + t)
                 .flat_map(|p| {
                     let row = (p as u64) + spec.embedding.position_offset;
                     anatomy_core::spec::sinusoid_row(row, d, table)
@@ -871,6 +879,23 @@ impl Model {
         }
         if spec.embedding.norm {
             x = self.norm(&x, Role::EmbedNorm, None)?;
+        }
+        // GIT's image: its features before the text's normed embeddings, seeing each other both
+        // ways and no text; their outputs are dropped as a prompt's.
+        let mut prompt = prompt;
+        if let Some(pixels) = before {
+            let features = self.image_features(ids, pixels)?;
+            let n = features.dim(0)?;
+            x = Tensor::cat(&[&features.to_dtype(x.dtype())?, &x], 0)?;
+            let at = cache.pos;
+            *self.reach.borrow_mut() = Some(attention::Blocks {
+                blocks: (at..at + n + t)
+                    .map(|p| if p < at + n { (at, at + n - 1) } else { (p, p) })
+                    .collect(),
+                within_span: false,
+            });
+            cache.pos_delta -= n as i64;
+            (t, prompt) = (t + n, prompt + n);
         }
         self.keep(None, Point::Embed, &x);
         // Into the stream's form: hyper-connections and gated streams start every stream as the

@@ -295,7 +295,8 @@ pub fn pixels(
         | Placeholders::Prefix
         | Placeholders::Bracketed
         | Placeholders::NamedTiles
-        | Placeholders::TileBreaks => tiles,
+        | Placeholders::TileBreaks
+        | Placeholders::Before => tiles,
     };
     match (misfit, picture) {
         (None, _) => Ok((pixels, tiles)),
@@ -343,7 +344,7 @@ pub fn framed(
     let Some(input) = &spec.image else {
         return Ok(text.to_string());
     };
-    let Some(p) = tok.token(input.token) else {
+    let Some(p) = input.token.and_then(|t| tok.token(t)) else {
         return Ok(text.to_string());
     };
     let placeholders = p.repeat(input.encoder.features() as usize);
@@ -353,8 +354,8 @@ pub fn framed(
         [..] => 1,
     };
     match input.placeholders {
-        // Expanded from the ids (`with_placeholders`).
-        Placeholders::Run => Ok(text.to_string()),
+        // Expanded from the ids (`with_placeholders`); GIT's prompt holds none.
+        Placeholders::Run | Placeholders::Before => Ok(text.to_string()),
         Placeholders::Framed { open, close } => match (tok.token(open), tok.token(close)) {
             (Some(o), Some(c)) => Ok(text.replace(&o, &format!("\n\n{o}{placeholders}{c}\n\n"))),
             (None, _) | (_, None) => Ok(text.to_string()),
@@ -478,7 +479,7 @@ pub fn with_placeholders(ids: &[u32], pixels: &candle_core::Tensor, spec: &Spec)
     let Some(input) = &spec.image else {
         return ids.to_vec();
     };
-    let placeholder = |id: &u32| u64::from(*id) == input.token;
+    let placeholder = |id: &u32| Some(u64::from(*id)) == input.token;
     // Llama 4's and Mistral 3's placeholders sit among their processor's separators: a prompt
     // lays them out.
     let run = match input.placeholders {
@@ -489,7 +490,8 @@ pub fn with_placeholders(ids: &[u32], pixels: &candle_core::Tensor, spec: &Spec)
         Placeholders::Tiles { .. }
         | Placeholders::Rows
         | Placeholders::NamedTiles
-        | Placeholders::TileBreaks => false,
+        | Placeholders::TileBreaks
+        | Placeholders::Before => false,
     };
     if !run || ids.iter().filter(|id| placeholder(id)).count() != 1 {
         return ids.to_vec();

@@ -120,7 +120,7 @@ fn flops_per_image_match_torchs_count() {
         // at, where the model reads an image at its own resolution (Qwen2-VL).
         let ids: Vec<u64> = serde_json::from_value(expected["ids"].clone()).unwrap();
         let token = spec.image.as_ref().unwrap().token;
-        let held = ids.iter().filter(|&&i| i == token).count() as u64;
+        let held = ids.iter().filter(|&&i| Some(i) == token).count() as u64;
         assert_eq!(
             Some(image.tokens),
             expected["image_tokens"].as_u64().or(Some(held)),

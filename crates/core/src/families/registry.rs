@@ -2295,7 +2295,7 @@ pub static FAMILIES: &[Family] = &[
         )
     },
     // GIT: a BERT-style post-norm decoder over the image encoder's states and the text; on text
-    // alone, a causal decoder. Its image encoder and projection are counted, not drawn.
+    // alone, a causal decoder. It runs an image: its features before the text.
     Family {
         parts: &[
             tower("image encoder", "git.image_encoder.", towers::git_vision),
@@ -2310,6 +2310,7 @@ pub static FAMILIES: &[Family] = &[
                 towers::git_frames,
             ),
         ],
+        image: Some(towers::git_image),
         ..own(
             "git",
             "GIT",

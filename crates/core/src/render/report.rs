@@ -297,7 +297,7 @@ pub fn stats(g: &Graph, s: &Stats, origin: &str) -> String {
     ));
     if let Some(i) = &s.image {
         line(format!(
-            "  {:<26}{:>20}  a {side}×{side} {} into {} placeholder tokens{}",
+            "  {:<26}{:>20}  a {side}×{side} {} into {} tokens{}",
             "image, through the tower",
             flops(i.flops as f64),
             if i.per_tile { "tile" } else { "image" },

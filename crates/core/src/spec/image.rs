@@ -6,8 +6,9 @@ use super::Act;
 /// An image's way into the token stream.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ImageInput {
-    /// The placeholder id the prompt holds once per image feature; each is replaced by one.
-    pub token: u64,
+    /// The placeholder id the prompt holds once per image feature, each replaced by one; none
+    /// where the features come before the prompt instead (GIT's).
+    pub token: Option<u64>,
     pub encoder: ImageEncoder,
     /// How the model's processor writes the placeholders into the prompt.
     pub placeholders: Placeholders,
@@ -43,6 +44,9 @@ pub enum Placeholders {
     /// Command A Vision's, in place of the placeholder written: `<|START_OF_IMG|>`, each tile's
     /// run ended by `<|IMG_LINE_BREAK|>`, `<|END_OF_IMG|>`.
     TileBreaks,
+    /// GIT's: none; the features come before the prompt's embeddings (after their LayerNorm),
+    /// see each other both ways and no text, and take no positions of the text's.
+    Before,
 }
 
 impl Placeholders {
@@ -57,7 +61,8 @@ impl Placeholders {
             | Placeholders::Rows
             | Placeholders::Bracketed
             | Placeholders::NamedTiles
-            | Placeholders::TileBreaks => false,
+            | Placeholders::TileBreaks
+            | Placeholders::Before => false,
         }
     }
 }
@@ -84,14 +89,17 @@ impl ImageInput {
             Placeholders::TileBreaks => out.push(
                 "In the prompt, the image's placeholder tokens are framed by <|START_OF_IMG|> and <|END_OF_IMG|>, each tile's run ended by <|IMG_LINE_BREAK|>.".into(),
             ),
+            Placeholders::Before => out.push(
+                "The prompt holds no placeholder: the image's features come before the text's embeddings (after their LayerNorm), see each other both ways and no text, while the text sees them all and itself causally; the text's learned positions count from its first token.".into(),
+            ),
             Placeholders::Run | Placeholders::Framed { .. } | Placeholders::Tiles { .. } => {}
         }
         out
     }
 
     /// `ids` hold one placeholder per feature of the image given (`n` of them:
-    /// `ImageEncoder::features_of`); else an error at `field` of `file` saying how many they
-    /// must hold.
+    /// `ImageEncoder::features_of`), where the model has placeholders; else an error at `field`
+    /// of `file` saying how many they must hold.
     pub fn check_placeholders(
         &self,
         ids: &[u32],
@@ -99,10 +107,10 @@ impl ImageInput {
         file: &str,
         field: &str,
     ) -> crate::Result<()> {
-        let held = ids
-            .iter()
-            .filter(|&&id| u64::from(id) == self.token)
-            .count() as u64;
+        let Some(token) = self.token else {
+            return Ok(());
+        };
+        let held = ids.iter().filter(|&&id| u64::from(id) == token).count() as u64;
         if held == n {
             return Ok(());
         }
@@ -110,8 +118,7 @@ impl ImageInput {
             file,
             field,
             format!(
-                "holds {held} image placeholder tokens (id {}); the image gives {n} features, so it must hold {n} (or, given to run, one that stands for them all)",
-                self.token
+                "holds {held} image placeholder tokens (id {token}); the image gives {n} features, so it must hold {n} (or, given to run, one that stands for them all)"
             ),
         ))
     }
@@ -163,6 +170,10 @@ pub enum ImageEncoder {
     /// `shuffle`² patches joined by the pixel shuffle, a LayerNorm (Aya's), a map whose halves
     /// gate each other (SwiGLU) and a map into the text width.
     Aya(AyaVision),
+    /// GIT's: CLIP's vision model to its last LayerNorm (the class token kept), a biased map
+    /// into the text width and a LayerNorm; the features come before the prompt
+    /// (`Placeholders::Before`) and see each other both ways.
+    Git(GitVision),
 }
 
 impl ImageEncoder {
@@ -180,6 +191,7 @@ impl ImageEncoder {
             ImageEncoder::Llama4(l) => l.features(),
             ImageEncoder::InternVl(i) => i.features(),
             ImageEncoder::Aya(a) => a.features(),
+            ImageEncoder::Git(g) => g.features(),
         }
     }
 
@@ -199,9 +211,10 @@ impl ImageEncoder {
     /// resizes it to.
     pub fn reading(&self) -> Reading {
         match self {
-            ImageEncoder::Llava(_) | ImageEncoder::Gemma3(_) | ImageEncoder::PaliGemma(_) => {
-                Reading::Square
-            }
+            ImageEncoder::Llava(_)
+            | ImageEncoder::Gemma3(_)
+            | ImageEncoder::PaliGemma(_)
+            | ImageEncoder::Git(_) => Reading::Square,
             ImageEncoder::Llama4(_) | ImageEncoder::InternVl(_) | ImageEncoder::Aya(_) => {
                 Reading::Tiles
             }
@@ -224,7 +237,8 @@ impl ImageEncoder {
             | ImageEncoder::Llama4(_)
             | ImageEncoder::Pixtral(_)
             | ImageEncoder::InternVl(_)
-            | ImageEncoder::Aya(_) => None,
+            | ImageEncoder::Aya(_)
+            | ImageEncoder::Git(_) => None,
         }
     }
 
@@ -244,7 +258,10 @@ impl ImageEncoder {
             )
         };
         let (fits, takes) = match self {
-            ImageEncoder::Llava(_) | ImageEncoder::Gemma3(_) | ImageEncoder::PaliGemma(_) => (
+            ImageEncoder::Llava(_)
+            | ImageEncoder::Gemma3(_)
+            | ImageEncoder::PaliGemma(_)
+            | ImageEncoder::Git(_) => (
                 dims == [c, h, w],
                 format!("[{c}, {h}, {w}] (channels, height, width)"),
             ),
@@ -274,6 +291,7 @@ impl ImageEncoder {
             | ImageEncoder::Pixtral(PixtralVision { tower, .. })
             | ImageEncoder::InternVl(InternVlVision { tower, .. })
             | ImageEncoder::Aya(AyaVision { tower, .. })
+            | ImageEncoder::Git(GitVision { tower, .. })
             | ImageEncoder::Qwen2Vl(Qwen2Vision { tower, .. })
             | ImageEncoder::Qwen3Vl(Qwen3Vision {
                 base: Qwen2Vision { tower, .. },
@@ -298,7 +316,8 @@ impl ImageEncoder {
             | ImageEncoder::Pixtral(_)
             | ImageEncoder::InternVl(_)
             | ImageEncoder::Aya(_) => false,
-            ImageEncoder::Gemma3(_) => true,
+            // GIT's, all of them before the text.
+            ImageEncoder::Gemma3(_) | ImageEncoder::Git(_) => true,
             // The whole prompt sees itself both ways (`Spec::prefix_lm`), the image with it.
             ImageEncoder::PaliGemma(_) => false,
         }
@@ -343,7 +362,8 @@ impl ImageEncoder {
             | ImageEncoder::Llama4(Llama4Vision { tower, .. })
             | ImageEncoder::Pixtral(PixtralVision { tower, .. })
             | ImageEncoder::InternVl(InternVlVision { tower, .. })
-            | ImageEncoder::Aya(AyaVision { tower, .. }) => tower,
+            | ImageEncoder::Aya(AyaVision { tower, .. })
+            | ImageEncoder::Git(GitVision { tower, .. }) => tower,
             ImageEncoder::Qwen2Vl(q)
             | ImageEncoder::Qwen3Vl(Qwen3Vision { base: q, .. })
             | ImageEncoder::Qwen25Vl(Qwen25Vision { base: q, .. }) => &q.tower,
@@ -373,7 +393,10 @@ impl ImageEncoder {
         let mut out = vec![match self.reading() {
             Reading::OwnSize(f) => format!("It reads an image at the size its processor resizes it to (sides multiples of {f} pixels): a token per {f}×{f} pixels, {n} for a {side}×{side} image, each replacing a placeholder token's embedding."),
             Reading::Tiles => format!("It reads an image as tiles of {side}×{side} pixels, as its processor cuts it (a grid of tiles, and where there are several the whole image shrunk to one more); each tile's {n} features replace placeholder tokens' embeddings, one each."),
-            Reading::Square => format!("It reads a {side}×{side} image; its {n} features replace the placeholder tokens' embeddings, one each."),
+            Reading::Square => match self {
+                ImageEncoder::Git(_) => format!("It reads a {side}×{side} image into {n} features."),
+                _ => format!("It reads a {side}×{side} image; its {n} features replace the placeholder tokens' embeddings, one each."),
+            },
         }];
         match self {
             ImageEncoder::Llava(l) => out.push(format!(
@@ -413,6 +436,9 @@ impl ImageEncoder {
                 joined = a.tower.hidden * a.shuffle * a.shuffle,
                 inner = a.inner
             )),
+            ImageEncoder::Git(_) => out.push(
+                "The tower's output after its last LayerNorm, the class token's kept, is mapped into the text width and LayerNormed.".into(),
+            ),
             ImageEncoder::Qwen2Vl(_) | ImageEncoder::Qwen25Vl(_) | ImageEncoder::Qwen3Vl(_) => {}
         }
         if let Some(m) = self.mrope() {
@@ -440,7 +466,8 @@ impl ImageEncoder {
             | ImageEncoder::Llama4(_)
             | ImageEncoder::Pixtral(_)
             | ImageEncoder::InternVl(_)
-            | ImageEncoder::Aya(_) => {}
+            | ImageEncoder::Aya(_)
+            | ImageEncoder::Git(_) => {}
         }
         out
     }
@@ -459,6 +486,7 @@ impl ImageEncoder {
             ImageEncoder::Pixtral(p) => p.flops(text),
             ImageEncoder::InternVl(i) => i.flops(text),
             ImageEncoder::Aya(a) => a.flops(text),
+            ImageEncoder::Git(g) => g.flops(text),
         }
     }
 }
@@ -912,6 +940,31 @@ impl AyaVision {
         t.embed_flops()
             + u128::from(self.layers_run()) * t.layer_flops(n)
             + 2 * u128::from(self.features()) * (joined * inner + inner / 2 * u128::from(text))
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct GitVision {
+    /// CLIP's vision model.
+    pub tower: VisionTower,
+    /// Name prefix of the projection's map (`0`) and its LayerNorm (`1`, of the tower's ε).
+    pub projector: String,
+    /// Learned vectors stored for a video's frames (`num_image_with_embedding`), which one
+    /// image does not read.
+    pub frames: u64,
+}
+
+impl GitVision {
+    /// Features per image: a patch's each, and the class token's.
+    pub fn features(&self) -> u64 {
+        self.tower.grid().pow(2) + 1
+    }
+
+    /// The patch convolution; every layer over the patches and the class token; the map of
+    /// every feature into `text`.
+    fn flops(&self, text: u64) -> u128 {
+        self.tower.with_class_flops()
+            + 2 * u128::from(self.features()) * u128::from(self.tower.hidden) * u128::from(text)
     }
 }
 

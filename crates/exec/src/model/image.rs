@@ -3,15 +3,35 @@
 
 use super::*;
 use anatomy_core::spec::{
-    AyaVision, Gemma3Vision, ImageEncoder, InternVlVision, Llama4Vision, Llava, PaliGemmaVision,
-    PixtralVision, Qwen25Vision, Qwen2Vision, Qwen3Vision, VisionTower,
+    AyaVision, Gemma3Vision, GitVision, ImageEncoder, InternVlVision, Llama4Vision, Llava,
+    PaliGemmaVision, PixtralVision, Qwen25Vision, Qwen2Vision, Qwen3Vision, VisionTower,
 };
 
 impl Model {
     /// `x` ([t, hidden], the embeddings of `ids`) with each placeholder's row replaced by the
-    /// next of the features of `pixels` ([channels, height, width], as the wrapper's processor
-    /// leaves them).
+    /// next of the features of `pixels` (`image_features`).
     pub(super) fn with_image(&self, x: Tensor, ids: &[u32], pixels: &Tensor) -> Res<Tensor> {
+        let features = self.image_features(ids, pixels)?;
+        let token = self.spec.image.as_ref().and_then(|i| i.token);
+        let slots: Vec<usize> = (ids.iter().enumerate())
+            .filter(|(_, &id)| Some(u64::from(id)) == token)
+            .map(|(i, _)| i)
+            .collect();
+        *self.image_slots.borrow_mut() = slots.iter().map(|&i| i as u32).collect();
+        // Rows of [x; features]: each position its own embedding, or its feature.
+        let t = x.dim(0)?;
+        let mut rows: Vec<u32> = (0..t as u32).collect();
+        for (k, &i) in slots.iter().enumerate() {
+            rows[i] = (t + k) as u32;
+        }
+        let joined = Tensor::cat(&[&x, &features.to_dtype(x.dtype())?], 0)?;
+        Ok(joined.index_select(&Tensor::new(rows, &Device::Cpu)?, 0)?)
+    }
+
+    /// The features of `pixels` ([channels, height, width], as the wrapper's processor leaves
+    /// them), [features, hidden], once the image fits the tower and `ids` hold a placeholder
+    /// for each (where the model has placeholders).
+    pub(super) fn image_features(&self, ids: &[u32], pixels: &Tensor) -> Res<Tensor> {
         let spec = &self.spec;
         let Some(input) = &spec.image else {
             return Err(Error::new(
@@ -53,20 +73,9 @@ impl Model {
             ImageEncoder::Pixtral(p) => self.pixtral(p, &pixels)?,
             ImageEncoder::InternVl(i) => self.internvl(i, &pixels)?,
             ImageEncoder::Aya(a) => self.aya(a, &pixels)?,
+            ImageEncoder::Git(g) => self.git(g, &pixels)?,
         };
-        let slots: Vec<usize> = (ids.iter().enumerate())
-            .filter(|(_, &id)| u64::from(id) == input.token)
-            .map(|(i, _)| i)
-            .collect();
-        *self.image_slots.borrow_mut() = slots.iter().map(|&i| i as u32).collect();
-        // Rows of [x; features]: each position its own embedding, or its feature.
-        let t = x.dim(0)?;
-        let mut rows: Vec<u32> = (0..t as u32).collect();
-        for (k, &i) in slots.iter().enumerate() {
-            rows[i] = (t + k) as u32;
-        }
-        let joined = Tensor::cat(&[&x, &features.to_dtype(x.dtype())?], 0)?;
-        Ok(joined.index_select(&Tensor::new(rows, &Device::Cpu)?, 0)?)
+        Ok(features)
     }
 
     /// LLaVA's image features: CLIP's patch embedding, class token and positions, its first
@@ -75,14 +84,7 @@ impl Model {
     fn llava(&self, l: &Llava, pixels: &Tensor) -> Res<Tensor> {
         let t = &l.tower;
         let g = t.grid() as usize;
-        let tower = |name: &str| format!("{}{name}", t.prefix);
-        let w = |name: &str| -> Res<&Tensor> { Ok(self.weights.get(&tower(name))?) };
-        let d = t.hidden as usize;
-        let embedded = self.patch_embed(t, pixels, "embeddings.patch_embedding.weight")?;
-        let class = w("embeddings.class_embedding")?.reshape((1, d))?;
-        let mut h = Tensor::cat(&[&class, &embedded], 0)?
-            .broadcast_add(w("embeddings.position_embedding.weight")?)?;
-        h = self.layer_norm(&h, &tower("pre_layrnorm"), t.eps)?;
+        let mut h = self.clip_embed(t, pixels)?;
         // Hidden state 0 is the first layer's input; state i, layer i's output.
         let states: Vec<usize> = l.states().into_iter().map(|s| s as usize).collect();
         let last = l.layers_run() as usize;
@@ -112,6 +114,33 @@ impl Model {
         };
         let y = apply_act(l.projector_act, &proj(&joined, "linear_1")?)?;
         proj(&y, "linear_2")
+    }
+
+    /// CLIP's embeddings of one image: the patches, the class token before them, a learned
+    /// position each, the first LayerNorm: [1 + grid², width].
+    fn clip_embed(&self, t: &VisionTower, pixels: &Tensor) -> Res<Tensor> {
+        let w =
+            |name: &str| -> Res<&Tensor> { Ok(self.weights.get(&format!("{}{name}", t.prefix))?) };
+        let embedded = self.patch_embed(t, pixels, "embeddings.patch_embedding.weight")?;
+        let class = w("embeddings.class_embedding")?.reshape((1, t.hidden as usize))?;
+        let h = Tensor::cat(&[&class, &embedded], 0)?
+            .broadcast_add(w("embeddings.position_embedding.weight")?)?;
+        self.layer_norm(&h, &format!("{}pre_layrnorm", t.prefix), t.eps)
+    }
+
+    /// GIT's image features: CLIP's vision model through every layer to its last LayerNorm,
+    /// the class token's kept, then the projection's biased map and LayerNorm.
+    fn git(&self, g: &GitVision, pixels: &Tensor) -> Res<Tensor> {
+        let t = &g.tower;
+        let mut h = self.clip_embed(t, pixels)?;
+        for i in 0..t.depth as usize {
+            h = self.vit_layer(t, i, h)?;
+        }
+        h = self.layer_norm(&h, &format!("{}post_layernorm", t.prefix), t.eps)?;
+        let map = format!("{}0", g.projector);
+        let bias = self.weights.get(&format!("{map}.bias"))?;
+        let y = self.linear(&h, &format!("{map}.weight"), Some(bias))?;
+        self.layer_norm(&y, &format!("{}1", g.projector), t.eps)
     }
 
     /// The tower's patch convolution (stride = kernel, no padding; its weight under `kernel`)
@@ -899,7 +928,7 @@ pub(super) fn merged_grid(q: &Qwen2Vision, pixels: &Tensor) -> R<(usize, usize)>
 /// how far the next position is from `start` + `ids.len()` (what later tokens add).
 pub(super) fn positions(
     ids: &[u32],
-    token: u64,
+    token: Option<u64>,
     grid: Option<(usize, usize)>,
     start: i64,
 ) -> (Vec<[i64; 3]>, i64) {
@@ -907,7 +936,7 @@ pub(super) fn positions(
     let mut next = start;
     let mut i = 0;
     while i < ids.len() {
-        match grid.filter(|_| u64::from(ids[i]) == token) {
+        match grid.filter(|_| Some(u64::from(ids[i])) == token) {
             Some((rows, cols)) => {
                 // The run's tokens: the grid row by row (a run longer than the grid is the
                 // processor's error, checked before).
@@ -964,13 +993,13 @@ fn softmax_rows(x: &Tensor) -> R<Tensor> {
 /// The block each of `ids` (at positions from `start`) sees both ways, first and last key,
 /// where a run of image placeholder tokens `token` sees itself both ways: a placeholder, its
 /// run; any other, itself.
-pub(super) fn reach(ids: &[u32], token: u64, start: usize) -> Vec<(usize, usize)> {
+pub(super) fn reach(ids: &[u32], token: Option<u64>, start: usize) -> Vec<(usize, usize)> {
     let mut reach: Vec<(usize, usize)> = (start..start + ids.len()).map(|p| (p, p)).collect();
     let mut i = 0;
     while i < ids.len() {
         let run = ids[i..]
             .iter()
-            .take_while(|&&id| u64::from(id) == token)
+            .take_while(|&&id| Some(u64::from(id)) == token)
             .count();
         for r in &mut reach[i..i + run] {
             *r = (start + i, start + i + run - 1);
@@ -986,7 +1015,7 @@ mod tests {
     #[test]
     fn an_images_tokens_reach_their_runs_end() {
         assert_eq!(
-            super::reach(&[1, 9, 9, 9, 2, 9, 9], 9, 10),
+            super::reach(&[1, 9, 9, 9, 2, 9, 9], Some(9), 10),
             [
                 (10, 10),
                 (11, 13),
@@ -997,14 +1026,14 @@ mod tests {
                 (15, 16)
             ]
         );
-        assert_eq!(super::reach(&[1, 2], 9, 0), [(0, 0), (1, 1)]);
+        assert_eq!(super::reach(&[1, 2], Some(9), 0), [(0, 0), (1, 1)]);
     }
 
     /// transformers' `get_rope_index` on two text tokens, a 2 × 3 image and a text token:
     /// the image at time 2, rows 2–3, columns 2–4; the text after it from 2 + 3.
     #[test]
     fn an_images_tokens_take_their_grids_positions() {
-        let (p, delta) = super::positions(&[1, 2, 9, 9, 9, 9, 9, 9, 3], 9, Some((2, 3)), 0);
+        let (p, delta) = super::positions(&[1, 2, 9, 9, 9, 9, 9, 9, 3], Some(9), Some((2, 3)), 0);
         assert_eq!(
             p,
             [
@@ -1021,7 +1050,7 @@ mod tests {
         );
         // The next token at 6, not 9.
         assert_eq!(delta, -3);
-        let (p, delta) = super::positions(&[4, 5], 9, None, 6);
+        let (p, delta) = super::positions(&[4, 5], Some(9), None, 6);
         assert_eq!((p, delta), (vec![[6; 3], [7; 3]], 0));
     }
 }

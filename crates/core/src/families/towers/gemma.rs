@@ -51,7 +51,12 @@ pub fn gemma3_image(top: &Config) -> Result<Option<ImageInput>> {
         return Ok(None);
     }
     Ok(Some(ImageInput {
-        token: token_id(top, "image_token_index", "image_token_id", 262_144)?,
+        token: Some(token_id(
+            top,
+            "image_token_index",
+            "image_token_id",
+            262_144,
+        )?),
         placeholders: Placeholders::Framed {
             open: token_id(top, "boi_token_index", "boi_token_id", 255_999)?,
             close: token_id(top, "eoi_token_index", "eoi_token_id", 256_000)?,
@@ -118,7 +123,12 @@ pub fn paligemma_image(top: &Config) -> Result<Option<ImageInput>> {
         return Ok(None);
     }
     Ok(Some(ImageInput {
-        token: token_id(top, "image_token_index", "image_token_id", 256_000)?,
+        token: Some(token_id(
+            top,
+            "image_token_index",
+            "image_token_id",
+            256_000,
+        )?),
         placeholders: Placeholders::Prefix,
         encoder: ImageEncoder::PaliGemma(PaliGemmaVision {
             tower,

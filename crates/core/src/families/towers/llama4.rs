@@ -81,7 +81,12 @@ pub fn llama4_image(top: &Config) -> Result<Option<ImageInput>> {
         return Ok(None);
     }
     Ok(Some(ImageInput {
-        token: token_id(top, "image_token_index", "image_token_id", 200_092)?,
+        token: Some(token_id(
+            top,
+            "image_token_index",
+            "image_token_id",
+            200_092,
+        )?),
         placeholders: Placeholders::Tiles {
             open: token_id(top, "boi_token_index", "boi_token_id", 200_080)?,
             close: token_id(top, "eoi_token_index", "eoi_token_id", 200_081)?,

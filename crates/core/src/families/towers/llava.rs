@@ -195,7 +195,12 @@ pub fn aya_vision_image(top: &Config) -> Result<Option<ImageInput>> {
         return Ok(None);
     }
     Ok(Some(ImageInput {
-        token: token_id(top, "image_token_index", "image_token_id", 255_036)?,
+        token: Some(token_id(
+            top,
+            "image_token_index",
+            "image_token_id",
+            255_036,
+        )?),
         placeholders: Placeholders::NamedTiles,
         encoder: ImageEncoder::Aya(AyaVision {
             tower,
@@ -229,7 +234,7 @@ pub fn cohere2_vision_image(top: &Config) -> Result<Option<ImageInput>> {
         return Ok(None);
     }
     Ok(Some(ImageInput {
-        token: top.size("image_token_id", Some(255_036))?,
+        token: Some(top.size("image_token_id", Some(255_036))?),
         placeholders: Placeholders::TileBreaks,
         encoder: ImageEncoder::Aya(AyaVision {
             tower: VisionTower {
@@ -638,7 +643,12 @@ pub fn internvl_image(top: &Config) -> Result<Option<ImageInput>> {
         return Ok(None);
     };
     Ok(Some(ImageInput {
-        token: token_id(top, "image_token_id", "image_token_index", 151_667)?,
+        token: Some(token_id(
+            top,
+            "image_token_id",
+            "image_token_index",
+            151_667,
+        )?),
         placeholders: Placeholders::Bracketed,
         encoder: ImageEncoder::InternVl(InternVlVision {
             tower: t.runs(top, "vision_tower.", image, heads, eps, act)?,
@@ -807,7 +817,7 @@ fn llava_input(top: &Config, vip: bool) -> Result<Option<ImageInput>> {
         return Ok(None);
     };
     Ok(Some(ImageInput {
-        token: token_id(top, "image_token_index", "image_token_id", 32000)?,
+        token: Some(token_id(top, "image_token_index", "image_token_id", 32000)?),
         placeholders: Placeholders::Run,
         encoder: ImageEncoder::Llava(Llava {
             tower: t.runs(top, "vision_tower.", image, heads, eps, tower_act)?,
@@ -913,7 +923,7 @@ fn pixtral_input(top: &Config, kind: Pixtral) -> Result<Option<ImageInput>> {
         ),
     };
     Ok(Some(ImageInput {
-        token,
+        token: Some(token),
         placeholders,
         encoder: ImageEncoder::Pixtral(PixtralVision {
             tower: t.runs(top, tower, image, heads, 1e-5, act)?,

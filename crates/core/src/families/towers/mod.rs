@@ -14,6 +14,7 @@ use crate::spec::{Act, TowerBlock, VisionTower};
 
 mod blip;
 mod gemma;
+mod git;
 mod glm;
 mod granite;
 mod hunyuan;
@@ -31,6 +32,7 @@ mod qwen;
 
 pub use blip::*;
 pub use gemma::*;
+pub use git::*;
 pub use glm::*;
 pub use granite::*;
 pub use hunyuan::*;
@@ -559,50 +561,6 @@ fn sub_config<'a>(
 /// weights): no tensors, so not listed.
 fn not_built() -> Result<Option<Vec<TowerBlock>>> {
     Ok(Some(Vec::new()))
-}
-
-/// GIT's image encoder, CLIP's vision tower: its patch convolution (without a bias), class
-/// embedding and learned positions (one more than the patches), LayerNorms before and after,
-/// and its encoder layers (LayerNorms, attention with biases, a biased two-layer MLP).
-pub fn git_vision(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
-    match vit(top, &["git_vision_model"], GIT_VISION)? {
-        Some(t) => t
-            .clip_named()
-            .under("vision_model.")
-            .done(top, "vision_config"),
-        None => Ok(None),
-    }
-}
-
-/// `GitVisionConfig`'s defaults (CLIP ViT-B/16).
-const GIT_VISION: VitDefaults = (224, 16, 768, 3072, 12);
-
-/// GIT's visual projection: the vision width mapped to the text width with a bias, then a
-/// LayerNorm.
-pub fn git_projection(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
-    let Some(v) = vision(top, &["git_vision_model"])? else {
-        return Ok(None);
-    };
-    let vd = size(&v, "hidden_size", 768)? as u128;
-    let d = top.size("hidden_size", Some(768))? as u128;
-    let mut n = Named::default();
-    n.step("projection")
-        .linear("visual_projection.0", d, vd, true)
-        .layer_norm("visual_projection.1", d);
-    n.done(top, "hidden_size")
-}
-
-/// GIT's learned vector per video frame (`num_image_with_embedding`), one vision width each;
-/// none without the key.
-pub fn git_frames(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
-    let Some(v) = vision(top, &["git_vision_model"])? else {
-        return Ok(None);
-    };
-    let frames = top.opt_size("num_image_with_embedding")?.unwrap_or(0) as u128;
-    let mut n = Named::default();
-    n.layers("frame embedding", frames)
-        .t("{i}", &[1, 1, size(&v, "hidden_size", 768)? as u128]);
-    n.done(top, "num_image_with_embedding")
 }
 
 /// Mllama's vision encoder: its patch convolution (without a bias) and class embedding; learned

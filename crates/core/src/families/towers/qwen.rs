@@ -280,7 +280,7 @@ fn qwen_config<'a>(top: &Config<'a>, kinds: &[&str]) -> Result<Option<Option<Con
 /// default).
 fn qwen_input(top: &Config, encoder: ImageEncoder, token: u64) -> Result<ImageInput> {
     Ok(ImageInput {
-        token: top.opt_size("image_token_id")?.unwrap_or(token),
+        token: Some(top.opt_size("image_token_id")?.unwrap_or(token)),
         placeholders: Placeholders::Run,
         encoder,
     })

@@ -716,7 +716,7 @@ fn tower_json(
         "title": title,
         "category": "tower",
         "summary": format!("Beside the language model: run on an image or audio, not on text. Its tensors sit under {}*.", t.prefix),
-        "explanation": format!("What the wrapper's processor makes of an image (or audio) passes through it once per input; its output joins the language model's token stream where the prompt holds the wrapper's placeholder tokens (Mllama's layers cross-attend to it instead). Its tensors: {held}."),
+        "explanation": format!("What the wrapper's processor makes of an image (or audio) passes through it once per input; its output joins the language model's token stream where the prompt holds the wrapper's placeholder tokens (GIT's before the prompt; Mllama's layers cross-attend to it instead). Its tensors: {held}."),
         "subtleties": subtleties,
         "numbers": numbers,
         "layers": Value::Null,

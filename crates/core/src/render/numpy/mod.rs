@@ -636,6 +636,7 @@ fn config_json(spec: &Spec) -> serde_json::Value {
                         "projector": i.projector, "projector_act": act_name(i.projector_act),
                     }),
                 ),
+                ImageEncoder::Git(g) => (&g.tower, json!({ "projector": g.projector })),
                 ImageEncoder::Aya(a) => (
                     &a.tower,
                     json!({

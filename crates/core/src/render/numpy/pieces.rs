@@ -14,14 +14,27 @@ pub(super) fn pieces(g: &crate::graph::Graph) -> Pieces {
     // Gemma 3's image tokens see each other both ways; Qwen2-VL's take 3-D positions.
     let encoder = spec.image.as_ref().map(|i| &i.encoder);
     p.set("image", encoder.is_some());
+    // GIT's features come before the prompt, which holds no placeholders.
+    p.set(
+        "image_placed",
+        spec.image.as_ref().is_some_and(|i| i.token.is_some()),
+    );
     p.set(
         "image_llava",
         matches!(encoder, Some(ImageEncoder::Llava(_))),
+    );
+    p.set("image_git", matches!(encoder, Some(ImageEncoder::Git(_))));
+    // CLIP's embeddings, LLaVA's and GIT's.
+    p.set(
+        "image_clip",
+        matches!(encoder, Some(ImageEncoder::Llava(_) | ImageEncoder::Git(_))),
     );
     p.set(
         "image_gemma3",
         matches!(encoder, Some(ImageEncoder::Gemma3(_))),
     );
+    // Gemma 3's image tokens and GIT's features see each other both ways.
+    p.set("image_both_ways", encoder.is_some_and(|e| e.both_ways()));
     p.set(
         "image_paligemma",
         matches!(encoder, Some(ImageEncoder::PaliGemma(_))),

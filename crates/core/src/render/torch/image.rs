@@ -4,8 +4,8 @@
 
 use super::*;
 use crate::spec::{
-    AyaVision, ImageEncoder, ImageInput, InternVlVision, Llama4Vision, PixtralVision, Qwen2Vision,
-    Qwen3Vision, VisionTower,
+    AyaVision, GitVision, ImageEncoder, ImageInput, InternVlVision, Llama4Vision, PixtralVision,
+    Qwen2Vision, Qwen3Vision, VisionTower,
 };
 
 /// The towers' classes: each encoder's fragments, those it builds on first.
@@ -26,6 +26,7 @@ pub(super) fn classes(image: &ImageInput) -> String {
         ImageEncoder::Pixtral(_) => &[include_str!("pixtral.py")],
         // CLIP's MLP is InternViT's.
         ImageEncoder::InternVl(_) => &[LLAVA, include_str!("internvl.py")],
+        ImageEncoder::Git(_) => &[LLAVA, include_str!("git.py")],
     };
     (fragments.iter())
         .map(|f| f.trim_end())
@@ -78,6 +79,7 @@ pub(super) fn model(spec: &Spec, n: &Names, module: &str, image: &ImageInput) ->
         ImageEncoder::Pixtral(p) => return pixtral(spec, n, module, image, p),
         ImageEncoder::InternVl(i) => return internvl(spec, n, module, image, i),
         ImageEncoder::Aya(a) => return aya(spec, n, module, image, a),
+        ImageEncoder::Git(g) => return git(spec, n, g),
     };
     let projector = l.projector.trim_end_matches('.');
     let text = spec.hidden;
@@ -157,7 +159,7 @@ fn siglip(
         ("text", spec.hidden.to_string()),
         ("tokens", projector.tokens.to_string()),
         ("v", spec.out_vocab().to_string()),
-        ("token", image.token.to_string()),
+        ("token", placeholder(image)),
         ("decoder_layers", decoder_layers(n)),
         ("family", projector.family.to_string()),
         (
@@ -174,7 +176,7 @@ fn siglip(
             if both_ways {
                 format!(
                     "        IMAGE_REACH = image_reach(input_ids[0], {})\n",
-                    image.token
+                    placeholder(image)
                 )
             } else {
                 String::new()
@@ -395,7 +397,7 @@ fn placeholder_model(
         ("lm", lm),
         ("lm_call", call),
         ("v", spec.out_vocab().to_string()),
-        ("token", image.token.to_string()),
+        ("token", placeholder(image)),
         ("embed", n.path(Role::Embed)),
     ]);
     head + &fill(
@@ -441,7 +443,7 @@ fn qwen_vl(
         ("text", q.out.to_string()),
         ("factor", q.factor().to_string()),
         ("v", spec.out_vocab().to_string()),
-        ("token", image.token.to_string()),
+        ("token", placeholder(image)),
         ("embed", embed),
         ("decoder_layers", layers),
     ]);
@@ -518,6 +520,76 @@ fn holders(path: &str) -> String {
     (1..parts.len())
         .map(|i| format!("        self.{} = nn.Module()\n", parts[..i].join(".")))
         .collect()
+}
+
+/// The placeholder id as Python writes it (`None` where the prompt holds none).
+fn placeholder(image: &ImageInput) -> String {
+    image.token.map_or("None".into(), |t| t.to_string())
+}
+
+/// GIT's Model: the language model, CLIP's vision model and the visual projection beside its
+/// decoder (under its module); the features go in before the text's normed embeddings (a hook
+/// on their LayerNorm), see each other both ways while it runs, and their outputs are dropped.
+fn git(spec: &Spec, n: &Names, g: &GitVision) -> String {
+    let mut vars = tower_vars(&g.tower);
+    let module = |path: &str| -> String {
+        let path = path.trim_end_matches('.');
+        path.rsplit_once('.').map_or(path, |(m, _)| m).to_string()
+    };
+    let holder = module(&g.tower.prefix);
+    let frames = match g.frames {
+        0 => String::new(),
+        k => format!(
+            "        self.{}.img_temporal_embedding = nn.ParameterList(nn.Parameter(torch.zeros(1, 1, {})) for _ in range({k}))  # a video's frames' (one image reads none)\n",
+            module(&holder),
+            g.tower.hidden
+        ),
+    };
+    vars.extend([
+        ("holder", holder),
+        ("projector", module(&g.projector)),
+        ("text", spec.hidden.to_string()),
+        ("features", g.features().to_string()),
+        ("frames", frames),
+        ("v", spec.out_vocab().to_string()),
+        ("embed_norm", n.path(Role::EmbedNorm)),
+    ]);
+    fill(
+        r#"
+
+
+class Model(LanguageModel):
+    """GIT: the language model, CLIP's vision model and the visual projection beside its decoder; the image's features come before the text."""
+
+    def __init__(self):
+        super().__init__()
+        self.${holder} = nn.Module()
+        self.${tower} = ClipVision(${channels}, ${image}, ${patch}, ${hidden}, ${intermediate}, ${heads}, ${layers}, ${eps}, ${act})
+        self.${projector} = GitProjection(${hidden}, ${text}, ${eps})
+${frames}
+    def image_features(self, pixel_values):  # [B, ${channels}, ${image}, ${image}] -> [B, ${features}, ${text}]
+        tower = self.${tower}
+        return self.${projector}(tower.post_layernorm(tower.states(pixel_values, [-1])[0]))
+
+    def forward(self, input_ids, pixel_values=None):  # [B, T] int64 -> logits [B, T, ${v}]
+        global IMAGE_REACH
+        if pixel_values is None:
+            return super().forward(input_ids)
+        features = self.image_features(pixel_values)
+        n, T = features.shape[1], input_ids.shape[1]
+
+        def before(norm, args, out):  # the image's features before the text's normed embeddings
+            return torch.cat([features.to(out.dtype), out], 1)
+
+        hook = self.${embed_norm}.register_forward_hook(before)
+        IMAGE_REACH = torch.cat([torch.full((n,), n - 1), torch.arange(n, n + T)])  # the features see each other both ways, the text causally
+        try:
+            return super().forward(input_ids)[:, n:]  # the features' outputs dropped
+        finally:
+            hook.remove()
+            IMAGE_REACH = None"#,
+        &vars,
+    )
 }
 
 /// A ViT tower's sizes and settings as the Model's template names them; its attribute path,

@@ -4,7 +4,7 @@ def attention_mask(span, T):
     # -> [T, T] additive mask: 0 where query i may attend to key j, -inf elsewhere
     i, j = np.arange(T)[:, None], np.arange(T)[None, :]
     ok = j <= i
-#: image_gemma3
+#: image_both_ways
     if "reach" in IMAGE:
         ok = j <= np.maximum(i, IMAGE["reach"][:T, None])  # an image's tokens see their whole image (a window still bounds them from below)
 #.

@@ -6,7 +6,7 @@ def embed(ids, W):
     if P:
         ids = np.concatenate([P["first_row"] + np.arange(P["length"]), ids])  # ids: [P + T], the learned prompt's rows first
     x = w(W, "embed")[ids]  # x: [T, hidden], row ids[t] of the embedding for each position
-#: image
+#: image_placed
     if "features" in IMAGE and not C["embed_scale"]:
         x[ids == CONFIG["image"]["token"]] = IMAGE["features"]  # each image placeholder's row the next of the image's features
 #.
@@ -19,7 +19,7 @@ def embed(ids, W):
         x = x + w(W, "segment_embed")[seg]  # x: [P + T, hidden], + the embedding of its segment
     if C["embed_scale"]:
         x = x * np.float32(math.sqrt(C["hidden"]))  # x: [T, hidden], the token embeddings scaled by sqrt(hidden)
-#: image
+#: image_placed
     if "features" in IMAGE and C["embed_scale"]:
         x[ids == CONFIG["image"]["token"]] = IMAGE["features"]  # the features in place after the scaling, which is the embedding layer's own (Gemma's)
 #.
@@ -33,5 +33,9 @@ def embed(ids, W):
 #.
     if C["embed_norm"]:
         x = norm(x, w(W, "embed_norm"), w(W, "embed_norm", bias=True) if C["norm_bias"] else None)  # x: [T, hidden], normed
+#: image_git
+    if "features" in IMAGE:
+        x = np.concatenate([IMAGE["features"], x])  # x: [N + T, hidden], the image's features before the text's embeddings, after their norm (GIT's)
+#.
     return x  # [T, hidden]
 #.

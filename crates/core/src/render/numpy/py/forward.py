@@ -299,6 +299,10 @@ def forward(state, W):
     if C["prompt"]:
         x = x[C["prompt"]["length"]:]  # x: [T, hidden], the prompt's positions dropped
 #.
+#: image_git
+    if "features" in IMAGE:
+        x = x[len(IMAGE["features"]):]  # x: [T, hidden], the image's positions dropped
+#.
 #.
 #: !blt
     if C["place"] == "post_residual":

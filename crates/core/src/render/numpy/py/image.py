@@ -45,15 +45,23 @@ def vit_layer(x, W, L, I):
 
 
 #.
+#: image_clip
+def clip_embed(pixels, W, I):
+    # pixels: [channels, image, image] -> [1 + g², d], CLIP's embeddings under the tower's name prefix: the patches, the class token first, a learned position each, the first LayerNorm
+    T = I["tower"]
+    x = patch_embed(pixels, W, T + "embeddings.patch_embedding.weight", I["patch"])  # [g², d], no bias
+    x = np.concatenate([W[T + "embeddings.class_embedding"][None], x])  # [1 + g², d], the class token first
+    x = x + W[T + "embeddings.position_embedding.weight"]  # [1 + g², d], + a learned position each
+    return tower_norm(x, W, T + "pre_layrnorm", I["eps"])  # [1 + g², d]
+
+
+#.
 #: image_llava
 def image_features(pixels, W):
     # pixels: [channels, image, image], as LLaVA's processor makes them -> [features, hidden]
     I = CONFIG["image"]
     T = I["tower"]  # the vision tower's name prefix
-    x = patch_embed(pixels, W, T + "embeddings.patch_embedding.weight", I["patch"])  # [g², d], no bias
-    x = np.concatenate([W[T + "embeddings.class_embedding"][None], x])  # [1 + g², d], the class token first
-    x = x + W[T + "embeddings.position_embedding.weight"]  # [1 + g², d], + a learned position each
-    x = tower_norm(x, W, T + "pre_layrnorm", I["eps"])  # [1 + g², d]
+    x = clip_embed(pixels, W, I)  # [1 + g², d]
     read = [i % (I["depth"] + 1) for i in I["layers"]]  # hidden states read: 0 the first layer's input, i layer i's output
     states = [x]
     for i in range(max(read)):
@@ -66,6 +74,26 @@ def image_features(pixels, W):
         f = tower_norm(f, W, P + "projector_layernorm", I["projector_norm"])  # [features, d · states read]
     f = act(tower_linear(f, W, P + "linear_1", bias), I["projector_act"])  # [features, hidden]
     return tower_linear(f, W, P + "linear_2", bias)  # [features, hidden]
+
+
+#.
+#: image_git
+def image_features(pixels, W):
+    # pixels: [channels, image, image], as GIT's processor (CLIP's) makes them -> [1 + g², hidden]: CLIP's vision model to its last LayerNorm, the class token kept, then GIT's projection
+    I = CONFIG["image"]
+    T = I["tower"]  # the vision tower's name prefix
+    x = clip_embed(pixels, W, I)  # [1 + g², d]
+    for i in range(I["depth"]):
+        x = vit_layer(x, W, f"{T}encoder.layers.{i}.", I)  # [1 + g², d]
+    x = tower_norm(x, W, T + "post_layernorm", I["eps"])  # [1 + g², d]
+    P = I["projector"]
+    x = tower_linear(x, W, P + "0")  # [1 + g², hidden], into the text width
+    return tower_norm(x, W, P + "1", I["eps"])  # [1 + g², hidden], a LayerNorm of the tower's ε
+
+
+def image_first_reach(n, T):
+    # -> [n + T], the last key each position sees: the image's n features (first) see each other both ways, the text's T tokens causally
+    return np.concatenate([np.full(n, n - 1), np.arange(n, n + T)])
 
 
 #.

@@ -20,6 +20,9 @@ def main():
 #: image_gemma3
         IMAGE["reach"] = image_reach(ids, CONFIG["image"]["token"])
 #.
+#: image_git
+        IMAGE["reach"] = image_first_reach(len(IMAGE["features"]), len(ids))
+#.
 #: image_qwen
         IMAGE["positions"] = mrope_positions(ids, CONFIG["image"]["token"], IMAGE["grid"])
 #.
