@@ -3,6 +3,7 @@
 //! safetensors weights in Hugging Face naming. It needs only NumPy and the standard library.
 
 mod blt;
+mod image;
 mod pieces;
 
 use crate::graph::Graph;
@@ -575,93 +576,7 @@ fn config_json(spec: &Spec) -> serde_json::Value {
         "block": match spec.block { Block::Sequential => "sequential", Block::Parallel { shared_norm: true } => "parallel_shared", Block::Parallel { shared_norm: false } => "parallel" }, "in_out": spec.layout.stores_in_out(),
         "mla": mla_config(&spec.attn),
     });
-    config["image"] = match &spec.image {
-        Some(i) => {
-            use crate::spec::ImageEncoder;
-            let (t, mut image) = match &i.encoder {
-                ImageEncoder::Llava(l) => (
-                    &l.tower,
-                    json!({
-                        "projector": l.projector, "layers": l.layers, "drop_class": l.drop_class,
-                        "projector_act": act_name(l.projector_act), "projector_bias": l.projector_bias,
-                        "projector_norm": l.projector_norm,
-                    }),
-                ),
-                ImageEncoder::Gemma3(g) => (
-                    &g.tower,
-                    json!({
-                        "projector": g.projector, "tokens": g.tokens, "pool": g.pool(),
-                    }),
-                ),
-                ImageEncoder::PaliGemma(p) => (&p.tower, json!({ "projector": p.projector })),
-                ImageEncoder::Qwen2Vl(q) => (
-                    &q.tower,
-                    json!({
-                        "frames": q.frames, "merge": q.merge, "theta": q.theta,
-                    }),
-                ),
-                ImageEncoder::Qwen25Vl(q) => (
-                    &q.base.tower,
-                    json!({
-                        "frames": q.base.frames, "merge": q.base.merge, "theta": q.base.theta,
-                        "window": q.window, "full": q.full,
-                    }),
-                ),
-                ImageEncoder::Pixtral(p) => (
-                    &p.tower,
-                    json!({
-                        "merge": p.merge, "theta": p.theta, "layer": p.layer, "projector": p.projector,
-                        "projector_eps": spec.norm.eps, "projector_act": act_name(p.projector_act),
-                        "projector_bias": p.projector_bias,
-                    }),
-                ),
-                ImageEncoder::Llama4(l) => (
-                    &l.tower,
-                    json!({
-                        "shuffle": l.shuffle, "theta": l.theta, "projector": l.projector,
-                    }),
-                ),
-                ImageEncoder::Qwen3Vl(q) => (
-                    &q.base.tower,
-                    json!({
-                        "frames": q.base.frames, "merge": q.base.merge, "theta": q.base.theta,
-                        "positions": q.positions, "deepstack": q.deepstack,
-                    }),
-                ),
-                ImageEncoder::InternVl(i) => (
-                    &i.tower,
-                    json!({
-                        "rms": i.rms, "qkv_bias": i.qkv_bias, "qk_norm": i.qk_norm,
-                        "positions": i.positions, "last_norm": i.last_norm, "shuffle": i.shuffle,
-                        "projector": i.projector, "projector_act": act_name(i.projector_act),
-                    }),
-                ),
-                ImageEncoder::Git(g) => (&g.tower, json!({ "projector": g.projector })),
-                ImageEncoder::Aya(a) => (
-                    &a.tower,
-                    json!({
-                        "layers_run": a.layers_run(), "last_norm": a.last_norm, "shuffle": a.shuffle,
-                        "projector": a.projector, "projector_norm": a.projector_norm,
-                    }),
-                ),
-            };
-            for (key, value) in [
-                ("token", json!(i.token)),
-                ("tower", json!(t.prefix)),
-                ("channels", json!(t.channels)),
-                ("image", json!(t.image)),
-                ("patch", json!(t.patch)),
-                ("heads", json!(t.heads)),
-                ("depth", json!(t.depth)),
-                ("eps", json!(t.eps)),
-                ("act", json!(act_name(t.act))),
-            ] {
-                image[key] = value;
-            }
-            image
-        }
-        None => serde_json::Value::Null,
-    };
+    config["image"] = image::config(spec);
     if let Some(m) = spec.moe.as_ref().filter(|m| m.zero_experts > 0) {
         config["moe"]["zero_experts"] = json!(m.zero_experts);
     }

@@ -3,77 +3,16 @@
 
 use crate::render::fragment::Pieces;
 use crate::spec::{
-    DeltaStore, Ffn, ImageEncoder, Mixer, NormKind, NormPlace, Position, Residual, Spec, SsmGate,
-    Stream,
+    DeltaStore, Ffn, Mixer, NormKind, NormPlace, Position, Residual, Spec, SsmGate, Stream,
 };
 
 pub(super) fn pieces(g: &crate::graph::Graph) -> Pieces {
     let spec = &g.spec;
     let mut p = Pieces::default();
-    // A wrapper run on an image: its encoder, and its features in the placeholders' places;
-    // Gemma 3's image tokens see each other both ways; Qwen2-VL's take 3-D positions.
-    let encoder = spec.image.as_ref().map(|i| &i.encoder);
-    p.set("image", encoder.is_some());
-    // GIT's features come before the prompt, which holds no placeholders.
-    p.set(
-        "image_placed",
-        spec.image.as_ref().is_some_and(|i| i.token.is_some()),
-    );
-    p.set(
-        "image_llava",
-        matches!(encoder, Some(ImageEncoder::Llava(_))),
-    );
-    p.set("image_git", matches!(encoder, Some(ImageEncoder::Git(_))));
-    // CLIP's embeddings, LLaVA's and GIT's.
-    p.set(
-        "image_clip",
-        matches!(encoder, Some(ImageEncoder::Llava(_) | ImageEncoder::Git(_))),
-    );
-    p.set(
-        "image_gemma3",
-        matches!(encoder, Some(ImageEncoder::Gemma3(_))),
-    );
-    // Gemma 3's image tokens and GIT's features see each other both ways.
-    p.set("image_both_ways", encoder.is_some_and(|e| e.both_ways()));
-    p.set(
-        "image_paligemma",
-        matches!(encoder, Some(ImageEncoder::PaliGemma(_))),
-    );
-    p.set(
-        "image_siglip",
-        matches!(
-            encoder,
-            Some(ImageEncoder::Gemma3(_) | ImageEncoder::PaliGemma(_) | ImageEncoder::Aya(_))
-        ),
-    );
+    // A wrapper run on an image: its encoder's pieces (`image.rs`).
+    super::image::pieces(spec, &mut p);
     // PaliGemma's prompt sees itself both ways.
     p.set("prefix_lm", spec.prefix_lm);
-    p.set("image_qwen", encoder.is_some_and(|e| e.qwen().is_some()));
-    p.set(
-        "image_qwen2_vl",
-        matches!(encoder, Some(ImageEncoder::Qwen2Vl(_))),
-    );
-    p.set(
-        "image_qwen3_vl",
-        matches!(encoder, Some(ImageEncoder::Qwen3Vl(_))),
-    );
-    p.set(
-        "image_qwen2_5_vl",
-        matches!(encoder, Some(ImageEncoder::Qwen25Vl(_))),
-    );
-    p.set(
-        "image_llama4",
-        matches!(encoder, Some(ImageEncoder::Llama4(_))),
-    );
-    p.set(
-        "image_pixtral",
-        matches!(encoder, Some(ImageEncoder::Pixtral(_))),
-    );
-    p.set(
-        "image_internvl",
-        matches!(encoder, Some(ImageEncoder::InternVl(_))),
-    );
-    p.set("image_aya", matches!(encoder, Some(ImageEncoder::Aya(_))));
     // Dory's nGPT: learned scales on queries, gates, the MLP's halves and the logits.
     p.set("ngpt", spec.ngpt.is_some());
     // DeepSeek-V4's layers whose experts are chosen by token id.
