@@ -2450,6 +2450,78 @@ def make_git_image(name, raw):
           f"{n} features before the text")
 
 
+# DeepSeek-VL seeing an image: SigLIP's tower (28 pixels in patches of 7: 16 features, one per
+# patch, its pooling head stored and unread) and the aligner's two maps into a Llama language
+# model; a JPEG through its saved DeepseekVLProcessor (torchvision's backend), fitted into the
+# square and padded with the mean's colour, `<image_placeholder>` repeated once per feature.
+DEEPSEEK_VL_IMAGES = {
+    "deepseek-vl-jpeg": {"model_type": "deepseek_vl", "architectures": ["DeepseekVLForConditionalGeneration"],
+                         "image_token_id": 127,
+                         "text_config": {"model_type": "llama", "hidden_size": 32, "intermediate_size": 48,
+                                         "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
+                                         "vocab_size": 128, "bos_token_id": 1, "eos_token_id": 2},
+                         "vision_config": {"model_type": "siglip_vision_model", "hidden_size": 16,
+                                           "intermediate_size": 24, "num_hidden_layers": 2, "num_attention_heads": 2,
+                                           "image_size": 28, "patch_size": 7}},
+}
+DEEPSEEK_CHAT = ("{{ bos_token }}{% for message in messages %}{{ message['role'] }}: {% for content in message['content'] %}"
+                 "{% if content['type'] == 'image' %}<image_placeholder> {% elif content['type'] == 'text' %}"
+                 "{{ content['text'] }}{% endif %}{% endfor %}{{ '\\n' }}{% endfor %}"
+                 "{% if add_generation_prompt %}Assistant:{% endif %}")
+
+
+def deepseek_vl_processor(d, raw):
+    """The image (image.jpg) and DeepseekVLProcessor saved in `d` for the model `raw` configures:
+    `<image_placeholder>` its last id."""
+    from transformers import DeepseekVLProcessor
+    photo(d / "image.jpg", 52, 37, 23, lambda x, y: [y * 4.0, x * 5.0, (x + y) * 2.5])
+    v = raw["vision_config"]
+    side = v["image_size"]
+    image_processor = saved_image_processor({"image_processor_type": "DeepseekVLImageProcessor",
+                                             "size": {"height": side, "width": side}}, "torchvision")
+    size = raw["text_config"]["vocab_size"]
+    assert size - 1 == raw["image_token_id"]
+    fast = word_tokenizer(size, ["<pad>", "<s>", "</s>"], ["user:", "Assistant:", "What", "is", "this?"],
+                          ["<image_placeholder>"], bos_token="<s>", eos_token="</s>",
+                          extra_special_tokens={"image_token": "<image_placeholder>"})
+    from tokenizers import processors
+    fast.backend_tokenizer.post_processor = processors.TemplateProcessing(single="<s> $A", special_tokens=[("<s>", 1)])
+    processor = DeepseekVLProcessor(image_processor=image_processor, tokenizer=fast, chat_template=DEEPSEEK_CHAT,
+                                    num_image_tokens=(side // v["patch_size"]) ** 2)
+    processor.save_pretrained(d)
+    return processor
+
+
+def make_deepseek_vl_image(name, raw):
+    import numpy
+    from torch.utils.flop_counter import FlopCounterMode
+    model, d, processor, image = image_model(name, raw, deepseek_vl_processor)
+    run = partial(logits_of_inputs, model)
+    prompt = "<image_placeholder> What is this?"
+    plain = processor(text=[prompt], images=[image], return_tensors="pt")
+    pixels = plain["pixel_values"]
+    logits = run(plain)
+    # The tower to its last LayerNorm (its pooling head unread) and the aligner.
+    vision = model.model.vision_model
+    counter = FlopCounterMode(display=False)
+    with counter, torch.no_grad():
+        x = vision.embeddings(pixels)
+        x = vision.post_layernorm(vision.encoder(inputs_embeds=x).last_hidden_state)
+        model.model.aligner(x)
+    numpy.save(d / "pixels.npy", pixels[0].numpy().astype(numpy.float32))
+    expected = {"transformers": transformers.__version__, "ids": plain["input_ids"][0].tolist(),
+                "prompt_text": prompt, "logits": logits.tolist(), "image_flops": counter.get_total_flops(),
+                "image_backend": "torchvision"}
+    expected["chat"] = processor_chat(processor, image, run)
+    with torch.no_grad():
+        out = model.generate(**plain, max_new_tokens=4, do_sample=False)
+    expected["generated"] = out[0, plain["input_ids"].shape[1]:].tolist()
+    expected["prompt"] = {"text": QUESTION, "ids": processor.tokenizer(QUESTION)["input_ids"]}
+    (d / "expected.json").write_text(json.dumps(expected) + "\n")
+    print(f"image/{name}: {sum(p.numel() for p in model.parameters()):,} params, logits {tuple(logits.shape)}, "
+          f"pixels {tuple(pixels.shape)}")
+
+
 if __name__ == "__main__":
     only = set(sys.argv[1:])
     for table, make_one in [(IMAGES, make_image), (GEMMA3_IMAGES, make_gemma3_image),
@@ -2457,6 +2529,7 @@ if __name__ == "__main__":
                             (MISTRAL3_IMAGES, make_mistral3_image), (PALIGEMMA_IMAGES, make_paligemma_image),
                             (INTERNVL_IMAGES, make_tiled_image), (AYA_IMAGES, make_tiled_image),
                             (COHERE2_VISION_IMAGES, make_tiled_image), (GIT_IMAGES, make_git_image),
+                            (DEEPSEEK_VL_IMAGES, make_deepseek_vl_image),
                             (CONFIGS, make)]:
         for name, raw in table.items():
             if not only or name in only:

@@ -134,6 +134,17 @@ CASES = {
                                                                       "max_patches": 4}),
     "cohere2-vision-whole": ("grey.jpg", "Cohere2VisionImageProcessor", {"size": {"height": 24, "width": 24},
                                                                          "crop_to_patches": False}),
+    # DeepSeek-VL's: the longer side fitted to the size, the image padded to a square of the
+    # mean's colour, centred: a wide image (rows above and below, the class's CLIP mean), a tall
+    # one (columns beside, a mean of 0.5), the shorter side held at min_size, and no padding.
+    "deepseek-vl-wide": ("rgb.png", "DeepseekVLImageProcessor", {"size": {"height": 32, "width": 32}}),
+    "deepseek-vl-tall": ("tall.png", "DeepseekVLImageProcessor", {"size": {"height": 40, "width": 40},
+                                                                 "image_mean": [0.5, 0.5, 0.5],
+                                                                 "image_std": [0.5, 0.5, 0.5]}),
+    "deepseek-vl-min": ("progressive.jpg", "DeepseekVLImageProcessor", {"size": {"height": 20, "width": 20},
+                                                                        "min_size": 16}),
+    "deepseek-vl-no-pad": ("q75.jpg", "DeepseekVLImageProcessor", {"size": {"height": 30, "width": 30},
+                                                                   "do_pad": False}),
 }
 # Cases whose class has torchvision's backend alone: no pixels.npy.
 TORCHVISION_ONLY = {"llama4-one-tile", "llama4-tiles", "llama4-max-canvas", "cohere2-vision-tiles",

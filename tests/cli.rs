@@ -616,6 +616,7 @@ fn run_chats_about_an_image_as_transformers_processor_does() {
         "image/cohere2-vision-jpeg",
         "image/git-base",
         "image/git-frames",
+        "image/deepseek-vl-jpeg",
     ] {
         let model = exec_fixture(name);
         let image = model.join("image.jpg");

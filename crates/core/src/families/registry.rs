@@ -4968,6 +4968,7 @@ pub static FAMILIES: &[Family] = &[
             ),
             tower("aligner", "model.aligner.", towers::deepseek_vl_aligner),
         ],
+        image: Some(towers::deepseek_vl_image),
         ..wrapper(
             "deepseek_vl",
             "DeepSeek-VL",

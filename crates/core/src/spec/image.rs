@@ -174,6 +174,9 @@ pub enum ImageEncoder {
     /// into the text width and a LayerNorm; the features come before the prompt
     /// (`Placeholders::Before`) and see each other both ways.
     Git(GitVision),
+    /// DeepSeek-VL's: SigLIP's vision model to its last LayerNorm, each patch one feature
+    /// through the aligner's two biased maps (exact GELU between) into the text width.
+    DeepseekVl(DeepseekVlVision),
 }
 
 impl ImageEncoder {
@@ -192,6 +195,7 @@ impl ImageEncoder {
             ImageEncoder::InternVl(i) => i.features(),
             ImageEncoder::Aya(a) => a.features(),
             ImageEncoder::Git(g) => g.features(),
+            ImageEncoder::DeepseekVl(d) => d.tower.grid().pow(2),
         }
     }
 
@@ -214,7 +218,8 @@ impl ImageEncoder {
             ImageEncoder::Llava(_)
             | ImageEncoder::Gemma3(_)
             | ImageEncoder::PaliGemma(_)
-            | ImageEncoder::Git(_) => Reading::Square,
+            | ImageEncoder::Git(_)
+            | ImageEncoder::DeepseekVl(_) => Reading::Square,
             ImageEncoder::Llama4(_) | ImageEncoder::InternVl(_) | ImageEncoder::Aya(_) => {
                 Reading::Tiles
             }
@@ -238,7 +243,8 @@ impl ImageEncoder {
             | ImageEncoder::Pixtral(_)
             | ImageEncoder::InternVl(_)
             | ImageEncoder::Aya(_)
-            | ImageEncoder::Git(_) => None,
+            | ImageEncoder::Git(_)
+            | ImageEncoder::DeepseekVl(_) => None,
         }
     }
 
@@ -261,7 +267,8 @@ impl ImageEncoder {
             ImageEncoder::Llava(_)
             | ImageEncoder::Gemma3(_)
             | ImageEncoder::PaliGemma(_)
-            | ImageEncoder::Git(_) => (
+            | ImageEncoder::Git(_)
+            | ImageEncoder::DeepseekVl(_) => (
                 dims == [c, h, w],
                 format!("[{c}, {h}, {w}] (channels, height, width)"),
             ),
@@ -292,6 +299,7 @@ impl ImageEncoder {
             | ImageEncoder::InternVl(InternVlVision { tower, .. })
             | ImageEncoder::Aya(AyaVision { tower, .. })
             | ImageEncoder::Git(GitVision { tower, .. })
+            | ImageEncoder::DeepseekVl(DeepseekVlVision { tower, .. })
             | ImageEncoder::Qwen2Vl(Qwen2Vision { tower, .. })
             | ImageEncoder::Qwen3Vl(Qwen3Vision {
                 base: Qwen2Vision { tower, .. },
@@ -315,7 +323,8 @@ impl ImageEncoder {
             | ImageEncoder::Llama4(_)
             | ImageEncoder::Pixtral(_)
             | ImageEncoder::InternVl(_)
-            | ImageEncoder::Aya(_) => false,
+            | ImageEncoder::Aya(_)
+            | ImageEncoder::DeepseekVl(_) => false,
             // GIT's, all of them before the text.
             ImageEncoder::Gemma3(_) | ImageEncoder::Git(_) => true,
             // The whole prompt sees itself both ways (`Spec::prefix_lm`), the image with it.
@@ -363,7 +372,8 @@ impl ImageEncoder {
             | ImageEncoder::Pixtral(PixtralVision { tower, .. })
             | ImageEncoder::InternVl(InternVlVision { tower, .. })
             | ImageEncoder::Aya(AyaVision { tower, .. })
-            | ImageEncoder::Git(GitVision { tower, .. }) => tower,
+            | ImageEncoder::Git(GitVision { tower, .. })
+            | ImageEncoder::DeepseekVl(DeepseekVlVision { tower, .. }) => tower,
             ImageEncoder::Qwen2Vl(q)
             | ImageEncoder::Qwen3Vl(Qwen3Vision { base: q, .. })
             | ImageEncoder::Qwen25Vl(Qwen25Vision { base: q, .. }) => &q.tower,
@@ -439,6 +449,9 @@ impl ImageEncoder {
             ImageEncoder::Git(_) => out.push(
                 "The tower's output after its last LayerNorm, the class token's kept, is mapped into the text width and LayerNormed.".into(),
             ),
+            ImageEncoder::DeepseekVl(_) => out.push(
+                "Each patch's state after the tower's last LayerNorm is one feature, through the aligner's two maps (GELU between) into the text width.".into(),
+            ),
             ImageEncoder::Qwen2Vl(_) | ImageEncoder::Qwen25Vl(_) | ImageEncoder::Qwen3Vl(_) => {}
         }
         if let Some(m) = self.mrope() {
@@ -467,7 +480,8 @@ impl ImageEncoder {
             | ImageEncoder::Pixtral(_)
             | ImageEncoder::InternVl(_)
             | ImageEncoder::Aya(_)
-            | ImageEncoder::Git(_) => {}
+            | ImageEncoder::Git(_)
+            | ImageEncoder::DeepseekVl(_) => {}
         }
         out
     }
@@ -487,6 +501,7 @@ impl ImageEncoder {
             ImageEncoder::InternVl(i) => i.flops(text),
             ImageEncoder::Aya(a) => a.flops(text),
             ImageEncoder::Git(g) => g.flops(text),
+            ImageEncoder::DeepseekVl(d) => d.flops(text),
         }
     }
 }
@@ -940,6 +955,31 @@ impl AyaVision {
         t.embed_flops()
             + u128::from(self.layers_run()) * t.layer_flops(n)
             + 2 * u128::from(self.features()) * (joined * inner + inner / 2 * u128::from(text))
+    }
+}
+
+/// DeepSeek-VL's image encoder.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DeepseekVlVision {
+    /// SigLIP's vision model.
+    pub tower: VisionTower,
+    /// SigLIP's attention-pooling head is stored (`vision_use_head`), though DeepSeek-VL reads
+    /// the patches' states before it.
+    pub head: bool,
+    /// Name prefix of the aligner's `linear1` and `linear2`.
+    pub projector: String,
+}
+
+impl DeepseekVlVision {
+    /// The patch convolution; every layer over every patch; the aligner's two maps of every
+    /// patch into `text`.
+    fn flops(&self, text: u64) -> u128 {
+        let t = &self.tower;
+        let n = u128::from(t.grid()).pow(2);
+        let text = u128::from(text);
+        t.embed_flops()
+            + u128::from(t.depth) * t.layer_flops(n)
+            + 2 * n * (u128::from(t.hidden) * text + text * text)
     }
 }
 

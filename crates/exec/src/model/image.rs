@@ -3,8 +3,9 @@
 
 use super::*;
 use anatomy_core::spec::{
-    AyaVision, Gemma3Vision, GitVision, ImageEncoder, InternVlVision, Llama4Vision, Llava,
-    PaliGemmaVision, PixtralVision, Qwen25Vision, Qwen2Vision, Qwen3Vision, VisionTower,
+    AyaVision, DeepseekVlVision, Gemma3Vision, GitVision, ImageEncoder, InternVlVision,
+    Llama4Vision, Llava, PaliGemmaVision, PixtralVision, Qwen25Vision, Qwen2Vision, Qwen3Vision,
+    VisionTower,
 };
 
 impl Model {
@@ -74,6 +75,7 @@ impl Model {
             ImageEncoder::InternVl(i) => self.internvl(i, &pixels)?,
             ImageEncoder::Aya(a) => self.aya(a, &pixels)?,
             ImageEncoder::Git(g) => self.git(g, &pixels)?,
+            ImageEncoder::DeepseekVl(d) => self.deepseek_vl(d, &pixels)?,
         };
         Ok(features)
     }
@@ -234,6 +236,19 @@ impl Model {
         let name = format!("{}linear", p.projector);
         let b = self.weights.get(&format!("{name}.bias"))?;
         self.linear(&h, &format!("{name}.weight"), Some(b))
+    }
+
+    /// DeepSeek-VL's image features: SigLIP's patches, each through the aligner's two biased
+    /// maps with exact GELU between.
+    fn deepseek_vl(&self, d: &DeepseekVlVision, pixels: &Tensor) -> Res<Tensor> {
+        let h = self.siglip(&d.tower, pixels)?;
+        let map = |x: &Tensor, name: &str| -> Res<Tensor> {
+            let name = format!("{}{name}", d.projector);
+            let b = self.weights.get(&format!("{name}.bias"))?;
+            self.linear(x, &format!("{name}.weight"), Some(b))
+        };
+        let y = apply_act(Act::Gelu, &map(&h, "linear1")?)?;
+        map(&y, "linear2")
     }
 
     /// Gemma 3's image features: SigLIP's biased patch convolution and learned positions, its

@@ -9,8 +9,8 @@
 //! own grid (`smart_resize`) and leaves the patching to the tower: its pixels are given here
 //! before they are cut into patches; Llama 4's, which cuts an image into tiles (`tiles`);
 //! GOT-OCR 2's, which crops it into tiles where it is asked to (`crops`; InternVL's and Aya
-//! Vision's processors always ask); and Command A Vision's, which crops it onto another grid
-//! unless told not to.
+//! Vision's processors always ask); Command A Vision's, which crops it onto another grid
+//! unless told not to; and DeepSeek-VL's, which fits its longer side and pads it to a square.
 
 pub mod crops;
 pub mod decode;
@@ -58,6 +58,12 @@ pub enum Size {
         edge: usize,
         multiple: usize,
     },
+    /// DeepSeek-VL's: the longer side to `edge`, the other in proportion (rounded to even on
+    /// halves, as Python's `round`), neither under `min`.
+    Fit {
+        edge: usize,
+        min: usize,
+    },
 }
 
 /// One image processor's settings.
@@ -74,6 +80,8 @@ pub struct Processor {
     pub cut: Option<Cut>,
     /// The model whose class transformers gives torchvision's backend alone, where it does.
     pub torchvision_only: Option<&'static str>,
+    /// The colour the resized image is padded with to a square, centred, where it is.
+    pub pad_square: Option<[u8; 3]>,
 }
 
 /// The ways a processor cuts an image into tiles.
@@ -113,6 +121,9 @@ struct Defaults {
     cuts: Cuts,
     /// The model whose class has torchvision's backend alone, where it does.
     torchvision_only: Option<&'static str>,
+    /// It pads the resized image to a square of the mean's colour where `do_pad` says
+    /// (DeepSeek-VL's).
+    pad: bool,
 }
 
 // transformers' OPENAI_CLIP_MEAN and _STD as written; f32 rounds them as numpy's float32 does.
@@ -141,6 +152,7 @@ fn defaults(class: &str) -> Option<Defaults> {
         convert_rgb: false,
         cuts: Cuts::Never,
         torchvision_only: None,
+        pad: false,
     };
     let blip = Defaults {
         filter: Filter::Bicubic,
@@ -152,6 +164,7 @@ fn defaults(class: &str) -> Option<Defaults> {
         convert_rgb: true,
         cuts: Cuts::Never,
         torchvision_only: None,
+        pad: false,
     };
     Some(match base {
         "CLIPImageProcessor" | "BitImageProcessor" => Defaults {
@@ -164,6 +177,7 @@ fn defaults(class: &str) -> Option<Defaults> {
             convert_rgb: true,
             cuts: Cuts::Never,
             torchvision_only: None,
+            pad: false,
         },
         "SiglipImageProcessor" => Defaults {
             filter: Filter::Bicubic,
@@ -175,6 +189,7 @@ fn defaults(class: &str) -> Option<Defaults> {
             convert_rgb: true,
             cuts: Cuts::Never,
             torchvision_only: None,
+            pad: false,
         },
         "ViTImageProcessor" => vit,
         // ViT's, converting to RGB; with pan and scan off, as by default (refused otherwise).
@@ -197,6 +212,7 @@ fn defaults(class: &str) -> Option<Defaults> {
             convert_rgb: true,
             cuts: Cuts::Never,
             torchvision_only: None,
+            pad: false,
         },
         // Its multiple is the processor's (`from_folder`), else the image processor's patch.
         "PixtralImageProcessor" => Defaults {
@@ -212,6 +228,7 @@ fn defaults(class: &str) -> Option<Defaults> {
             convert_rgb: true,
             cuts: Cuts::Never,
             torchvision_only: None,
+            pad: false,
         },
         "Llama4ImageProcessor" => Defaults {
             filter: Filter::Bilinear,
@@ -223,6 +240,7 @@ fn defaults(class: &str) -> Option<Defaults> {
             convert_rgb: true,
             cuts: Cuts::Canvas,
             torchvision_only: Some("Llama 4's"),
+            pad: false,
         },
         "BlipImageProcessor" => blip,
         // BLIP's, cutting tiles of the resize's square where it crops.
@@ -237,13 +255,21 @@ fn defaults(class: &str) -> Option<Defaults> {
             torchvision_only: Some("Command A Vision's"),
             ..blip
         },
+        // BLIP's settings, its longer side fitted to the size, padded to a square; no RGB
+        // conversion unless asked.
+        "DeepseekVLImageProcessor" => Defaults {
+            size: Size::Fit { edge: 384, min: 14 },
+            convert_rgb: false,
+            pad: true,
+            ..blip
+        },
         _ => return None,
     })
 }
 
 /// The classes `defaults` knows, for the refusal of others.
 const READ: &str =
-    "CLIP's, SigLIP's, ViT's, BLIP's, BiT's, Gemma 3's, Qwen2-VL's, Llama 4's, Pixtral's, GOT-OCR 2's and Command A Vision's";
+    "CLIP's, SigLIP's, ViT's, BLIP's, BiT's, Gemma 3's, Qwen2-VL's, Llama 4's, Pixtral's, GOT-OCR 2's, Command A Vision's and DeepSeek-VL's";
 
 impl Processor {
     /// The processor a checkpoint folder holds: `preprocessor_config.json`, else
@@ -359,6 +385,7 @@ impl Processor {
             let size = match (d.size, json.get("size")) {
                 (Size::Smart { min, max, .. }, v) => smart(json, v, (min, max), file)?,
                 (Size::Longest { edge, multiple }, v) => longest(json, v, (edge, multiple), file)?,
+                (Size::Fit { edge, min }, v) => fit(json, v, (edge, min), file)?,
                 (size, None | Some(Value::Null)) => size,
                 (_, Some(v)) => size(v, d.square, file, "size")?,
             };
@@ -404,7 +431,10 @@ impl Processor {
                 },
                 Some(v) => match size(v, true, file, "crop_size")? {
                     Size::Exact { height, width } => Some((height, width)),
-                    Size::ShortestEdge(_) | Size::Smart { .. } | Size::Longest { .. } => {
+                    Size::ShortestEdge(_)
+                    | Size::Smart { .. }
+                    | Size::Longest { .. }
+                    | Size::Fit { .. } => {
                         return Err(Error::new(file, "crop_size", "must give a height and a width"))
                     }
                 },
@@ -452,6 +482,13 @@ impl Processor {
             }
             Cuts::Crops(..) | Cuts::Never => None,
         };
+        // The colour is the mean's, each channel's int(mean × 255) as the class makes it.
+        let pad_square = match d.pad && flag("do_pad", true)? {
+            true => {
+                Some(triple64(json.get("image_mean"), d.mean, file)?.map(|m| (m * 255.0) as u8))
+            }
+            false => None,
+        };
         Ok(Processor {
             resize,
             crop,
@@ -460,6 +497,7 @@ impl Processor {
             convert_rgb: flag("do_convert_rgb", d.convert_rgb)?,
             cut,
             torchvision_only: d.torchvision_only,
+            pad_square,
         })
     }
 
@@ -528,6 +566,7 @@ impl Processor {
                 Size::Longest { edge, multiple } => {
                     within_edge(image.height, image.width, edge, multiple)
                 }
+                Size::Fit { edge, min } => fit_edge(image.height, image.width, edge, min),
             };
             bounded(height, width)?;
             image = image.resize(width, height, filter, rounding(backend, filter)?);
@@ -535,6 +574,9 @@ impl Processor {
         if let Some((height, width)) = self.crop {
             bounded(height, width)?;
             image = center_crop(&image, height, width, backend);
+        }
+        if let Some(colour) = self.pad_square {
+            image = pad_square(&image, colour);
         }
         Ok(Processed {
             dims: vec![3, image.height, image.width],
@@ -816,6 +858,74 @@ fn smart_resize(
     Ok((hb as usize, wb as usize))
 }
 
+/// DeepSeek-VL's size: `size` a square (its side the longer side's), `min_size` (14) the
+/// least either side may take.
+fn fit(
+    json: &Value,
+    size: Option<&Value>,
+    (edge, min): (usize, usize),
+    file: &str,
+) -> Result<Size, Error> {
+    let edge = match size {
+        None | Some(Value::Null) => edge,
+        Some(v) => match self::size(v, true, file, "size")? {
+            Size::Exact { height, width } if height == width => height,
+            _ => {
+                return Err(Error::new(
+                    file,
+                    "size",
+                    "must be a square {\"height\": N, \"width\": N}, as DeepSeek-VL's processor requires",
+                ))
+            }
+        },
+    };
+    let min = match json.get("min_size") {
+        None | Some(Value::Null) => min,
+        Some(v) => v
+            .as_u64()
+            .filter(|n| (1..=1 << 16).contains(n))
+            .ok_or_else(|| Error::new(file, "min_size", "must be a whole number from 1 to 65536"))?
+            as usize,
+    };
+    Ok(Size::Fit { edge, min })
+}
+
+/// DeepSeek-VL's resize: `(height, width)` scaled so the longer is `edge` (Python's float
+/// product and `round`), neither under `min`.
+fn fit_edge(height: usize, width: usize, edge: usize, min: usize) -> (usize, usize) {
+    let delta = edge as f64 / height.max(width) as f64;
+    let side = |n: usize| ((n as f64 * delta).round_ties_even() as usize).max(min);
+    (side(height), side(width))
+}
+
+/// `image` padded to a square of `colour`, centred along its shorter side (the offset rounded
+/// down), as DeepSeek-VL's `pad_to_square` does on either backend.
+fn pad_square(image: &Image, colour: [u8; 3]) -> Image {
+    let (h, w) = (image.height, image.width);
+    let side = h.max(w);
+    let (top, left) = match w > h {
+        true => ((side - h) / 2, 0),
+        false => (0, (side - w) / 2),
+    };
+    let mut data: Vec<u8> = colour
+        .iter()
+        .copied()
+        .cycle()
+        .take(side * side * 3)
+        .collect();
+    for y in 0..h {
+        let from = y * w * 3;
+        let to = ((top + y) * side + left) * 3;
+        data[to..to + w * 3].copy_from_slice(&image.data[from..from + w * 3]);
+    }
+    Image {
+        width: side,
+        height: side,
+        channels: 3,
+        data,
+    }
+}
+
 /// transformers' `center_crop`: the middle `height` × `width`, padded with zeros (black) where
 /// the image is smaller: NumPy's puts it at ceil(pad / 2), torchvision's at floor(pad / 2).
 fn center_crop(image: &Image, height: usize, width: usize, backend: Backend) -> Image {
@@ -900,6 +1010,24 @@ fn size(v: &Value, square: bool, file: &str, key: &str) -> Result<Size, Error> {
 }
 
 /// Three per-channel numbers (or one for all), as f32.
+/// The image mean as written (f64, as Python reads it), the class's where missing.
+fn triple64(v: Option<&Value>, default: [f32; 3], file: &str) -> Result<[f64; 3], Error> {
+    match v.and_then(Value::as_array) {
+        Some(list) => match list.iter().map(Value::as_f64).collect::<Option<Vec<f64>>>() {
+            Some(m) if m.len() == 3 && m.iter().all(|x| (0.0..=1.0).contains(x)) => {
+                Ok([m[0], m[1], m[2]])
+            }
+            _ => Err(Error::new(
+                file,
+                "image_mean",
+                "must be three numbers from 0 to 1 to pad with their colour",
+            )),
+        },
+        // The class's mean (none of whose channels is within f32's error of a whole level).
+        None => Ok(default.map(f64::from)),
+    }
+}
+
 fn triple(v: Option<&Value>, default: [f32; 3], file: &str, key: &str) -> Result<[f32; 3], Error> {
     let bad = || Error::new(file, key, "must be three numbers (one a channel) or one");
     match v {
@@ -975,6 +1103,14 @@ mod tests {
         assert_eq!(smart_resize(41, 29, 28, 4000, 100_000), Ok((84, 56)));
         let e = smart_resize(1, 201, 28, 3136, 1_003_520).unwrap_err();
         assert!(e.contains("over 200 to 1"), "{e}");
+    }
+
+    #[test]
+    fn deepseek_vl_fits_the_longer_side_rounding_as_python() {
+        assert_eq!(fit_edge(37, 53, 32, 14), (22, 32));
+        // 5 × 0.5 = 2.5, which Python's round takes to 2; the shorter side held at `min`.
+        assert_eq!(fit_edge(5, 10, 5, 1), (2, 5));
+        assert_eq!(fit_edge(41, 29, 20, 16), (20, 16));
     }
 
     #[test]

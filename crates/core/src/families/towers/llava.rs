@@ -5,8 +5,8 @@
 use super::gemma::siglip_tower;
 use super::*;
 use crate::spec::{
-    Act, AyaVision, ImageEncoder, ImageInput, InternVlVision, Llava, PixtralVision, Placeholders,
-    VisionTower,
+    Act, AyaVision, DeepseekVlVision, ImageEncoder, ImageInput, InternVlVision, Llava,
+    PixtralVision, Placeholders, VisionTower,
 };
 
 /// LLaVA's vision tower, CLIP's vision model: as GIT's encoder (which is CLIP's), of the
@@ -1100,6 +1100,28 @@ pub fn deepseek_vl_aligner(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
         .linear("linear1", text, s.hidden, true)
         .linear("linear2", text, text, true);
     n.done(top, "text_config")
+}
+
+/// How DeepSeek-VL runs an image: SigLIP's tower under `model.vision_model.` (its head stored
+/// where `vision_use_head`), every patch's state through the aligner; one run of placeholders
+/// (`image_token_id`, by default 100,015).
+pub fn deepseek_vl_image(top: &Config) -> Result<Option<ImageInput>> {
+    let Some((s, head)) = deepseek_vl_siglip(top)? else {
+        return Ok(None);
+    };
+    let Some(mut tower) = siglip_tower(top, &s, 224, 12)? else {
+        return Ok(None);
+    };
+    tower.prefix = "model.vision_model.".into();
+    Ok(Some(ImageInput {
+        token: Some(top.size("image_token_id", Some(100_015))?),
+        placeholders: Placeholders::Run,
+        encoder: ImageEncoder::DeepseekVl(DeepseekVlVision {
+            tower,
+            head,
+            projector: "model.aligner.".into(),
+        }),
+    }))
 }
 
 fn deepseek_vl_siglip<'a>(top: &Config<'a>) -> Result<Option<(Vit<'a>, bool)>> {

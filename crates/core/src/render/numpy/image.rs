@@ -8,7 +8,7 @@ use crate::spec::{ImageEncoder, Spec, VisionTower};
 use serde_json::{json, Value};
 
 /// Every piece an encoder may run: each is decided for every model, on for its encoder's.
-const PIECES: [&str; 14] = [
+const PIECES: [&str; 15] = [
     "image_llava",
     "image_clip",
     "image_git",
@@ -23,6 +23,7 @@ const PIECES: [&str; 14] = [
     "image_pixtral",
     "image_internvl",
     "image_aya",
+    "image_deepseek_vl",
 ];
 
 /// An encoder's pieces, its tower and its own settings.
@@ -96,6 +97,11 @@ fn plan<'a>(spec: &Spec, e: &'a ImageEncoder) -> (&'static [&'static str], &'a V
                 "positions": i.positions, "last_norm": i.last_norm, "shuffle": i.shuffle,
                 "projector": i.projector, "projector_act": act_name(i.projector_act),
             }),
+        ),
+        ImageEncoder::DeepseekVl(d) => (
+            &["image_deepseek_vl", "image_siglip"],
+            &d.tower,
+            json!({ "projector": d.projector }),
         ),
         ImageEncoder::Aya(a) => (
             &["image_aya", "image_siglip"],

@@ -4,8 +4,8 @@
 
 use super::*;
 use crate::spec::{
-    AyaVision, GitVision, ImageEncoder, ImageInput, InternVlVision, Llama4Vision, PixtralVision,
-    Qwen2Vision, Qwen3Vision, VisionTower,
+    AyaVision, DeepseekVlVision, GitVision, ImageEncoder, ImageInput, InternVlVision, Llama4Vision,
+    PixtralVision, Qwen2Vision, Qwen3Vision, VisionTower,
 };
 
 /// The towers' classes: each encoder's fragments, those it builds on first.
@@ -27,6 +27,7 @@ pub(super) fn classes(image: &ImageInput) -> String {
         // CLIP's MLP is InternViT's.
         ImageEncoder::InternVl(_) => &[LLAVA, include_str!("internvl.py")],
         ImageEncoder::Git(_) => &[LLAVA, include_str!("git.py")],
+        ImageEncoder::DeepseekVl(_) => &[LLAVA, SIGLIP, include_str!("deepseek_vl.py")],
     };
     (fragments.iter())
         .map(|f| f.trim_end())
@@ -80,6 +81,7 @@ pub(super) fn model(spec: &Spec, n: &Names, module: &str, image: &ImageInput) ->
         ImageEncoder::InternVl(i) => return internvl(spec, n, module, image, i),
         ImageEncoder::Aya(a) => return aya(spec, n, module, image, a),
         ImageEncoder::Git(g) => return git(spec, n, g),
+        ImageEncoder::DeepseekVl(d) => return deepseek_vl(spec, n, module, image, d),
     };
     let projector = l.projector.trim_end_matches('.');
     let text = spec.hidden;
@@ -520,6 +522,34 @@ fn holders(path: &str) -> String {
     (1..parts.len())
         .map(|i| format!("        self.{} = nn.Module()\n", parts[..i].join(".")))
         .collect()
+}
+
+/// DeepSeek-VL's Model: SigLIP's vision model and the aligner beside the language model.
+fn deepseek_vl(
+    spec: &Spec,
+    n: &Names,
+    module: &str,
+    image: &ImageInput,
+    d: &DeepseekVlVision,
+) -> String {
+    let mut vars = tower_vars(&d.tower);
+    vars.extend([
+        ("projector", d.projector.trim_end_matches('.').to_string()),
+        ("head", py_bool(d.head)),
+        ("text", spec.hidden.to_string()),
+    ]);
+    placeholder_model(
+        spec,
+        (n, module),
+        image,
+        vars,
+        "DeepSeek-VL: the language model, SigLIP's vision model and the aligner beside it.",
+        r#"        self.${tower} = SiglipVision(${channels}, ${image}, ${patch}, ${hidden}, ${intermediate}, ${heads}, ${layers}, ${eps}, ${act}, ${head})
+        self.${projector} = DeepseekVlAligner(${hidden}, ${text})
+
+    def image_features(self, pixel_values):  # [B, ${channels}, ${image}, ${image}] -> [B · patches, ${text}]
+        return self.${projector}(self.${tower}(pixel_values)).flatten(0, 1)"#,
+    )
 }
 
 /// The placeholder id as Python writes it (`None` where the prompt holds none).

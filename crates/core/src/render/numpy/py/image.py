@@ -117,6 +117,16 @@ def image_features(pixels, W):
 
 
 #.
+#: image_deepseek_vl
+def image_features(pixels, W):
+    # pixels: [channels, image, image], as DeepSeek-VL's processor makes them -> [g², hidden]: a feature per patch through the aligner
+    I = CONFIG["image"]
+    P = I["projector"]
+    x = act(tower_linear(siglip(pixels, W, I), W, P + "linear1"), "gelu")  # [g², hidden], exact GELU
+    return tower_linear(x, W, P + "linear2")  # [g², hidden]
+
+
+#.
 #: image_gemma3
 def image_features(pixels, W):
     # pixels: [channels, image, image], as Gemma 3's processor makes them -> [tokens, hidden]
