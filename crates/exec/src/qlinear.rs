@@ -26,7 +26,9 @@
 //!   to f32 would cost a multiply–add for 16 and the dequantization itself. Here `x` is held in
 //!   two bytes a value, not one (`x86::Split`): a prompt's projections stay as close to f32 as
 //!   the f32 kernel they replace, at two dpbusd a step;
-//! - a prompt elsewhere: each weight row dequantized once, dotted in f32 with each row of `x`.
+//! - a prompt elsewhere: a unit's weight rows dequantized once to f32, then dotted with the rows
+//!   of `x` two rows of `x` by four weight rows at a time (`dots_f32`), each load feeding several
+//!   multiply–adds, each pair's sum in the order it would have alone.
 //!   A prompt's activations are never quantized to 8 bits, on any path, so that a stored
 //!   model's prompt gives one answer on every CPU (to the order of the sums).
 //!
@@ -309,19 +311,44 @@ impl QLinear {
             // so that a stored model's prompt gives the same logits on every CPU (to the order
             // of the sums), not 8-bit activations' rounding where AVX-512 is missing.
             for_ranges(out.div_ceil(UNIT), m * n * out / 4, |units| {
-                let mut w = vec![0f32; n];
+                let mut w = vec![0f32; UNIT * n];
                 let mut q = [0i8; QK];
-                for o in units.start * UNIT..out.min(units.end * UNIT) {
-                    for j in 0..nb {
-                        let (d, min) = self.block.decode(self.row(o), j, &mut q);
-                        for (i, (v, &q)) in w[j * QK..(j + 1) * QK].iter_mut().zip(&q).enumerate() {
-                            *v = d[i / 16] * q as f32 + min;
+                for u in units {
+                    let rows = u * UNIT..out.min((u + 1) * UNIT);
+                    for (r, o) in rows.clone().enumerate() {
+                        let w = &mut w[r * n..(r + 1) * n];
+                        for j in 0..nb {
+                            let (d, min) = self.block.decode(self.row(o), j, &mut q);
+                            for (i, (v, &q)) in
+                                w[j * QK..(j + 1) * QK].iter_mut().zip(&q).enumerate()
+                            {
+                                *v = d[i / 16] * q as f32 + min;
+                            }
                         }
                     }
-                    for i in 0..m {
-                        let v = dot_f32(path, &x[i * n..(i + 1) * n], &w);
-                        // SAFETY: y is [m, out] and (i, o) belongs to this unit alone.
-                        unsafe { y.part(i * out + o, 1)[0] = v }
+                    // Blocks of XS rows of `x` by WS weight rows, a partial one repeating its
+                    // last row (whose sums are not stored).
+                    let last = rows.len() - 1;
+                    for i in (0..m).step_by(XS) {
+                        let xs: [&[f32]; XS] = std::array::from_fn(|a| {
+                            let i = (i + a).min(m - 1);
+                            &x[i * n..(i + 1) * n]
+                        });
+                        for r in (0..rows.len()).step_by(WS) {
+                            let ws: [&[f32]; WS] = std::array::from_fn(|b| {
+                                let r = (r + b).min(last);
+                                &w[r * n..(r + 1) * n]
+                            });
+                            let v = dots_f32(path, xs, ws);
+                            for (a, row) in v.iter().enumerate().take(m - i) {
+                                for (b, &v) in row.iter().enumerate().take(rows.len() - r) {
+                                    let o = rows.start + r + b;
+                                    // SAFETY: y is [m, out] and (i + a, o) belongs to this
+                                    // unit alone.
+                                    unsafe { y.part((i + a) * out + o, 1)[0] = v }
+                                }
+                            }
+                        }
                     }
                 }
             });
@@ -358,35 +385,60 @@ impl QLinear {
     }
 }
 
-/// Σ a·b in f32, eight sums side by side (vectorized with AVX2's FMA on that path).
-fn dot_f32(path: Path, a: &[f32], b: &[f32]) -> f32 {
+/// Rows of `x` and dequantized weight rows a prompt's product takes at once (`dots_f32`):
+/// their 8 vectors of sums stay in registers, each load feeding two or four multiply–adds.
+const XS: usize = 2;
+const WS: usize = 4;
+
+/// Σ x·w in f32 for each of `xs` with each of `ws`, each eight sums side by side (vectorized
+/// with AVX2's FMA on that path): each pair summed in the same order as it would be alone.
+fn dots_f32(path: Path, xs: [&[f32]; XS], ws: [&[f32]; WS]) -> [[f32; WS]; XS] {
     #[inline(always)]
-    fn sums(a: &[f32], b: &[f32]) -> f32 {
-        let mut acc = [0f32; 8];
-        for (a, b) in a.chunks_exact(8).zip(b.chunks_exact(8)) {
-            for k in 0..8 {
-                acc[k] = a[k].mul_add(b[k], acc[k]);
+    fn sums(xs: [&[f32]; XS], ws: [&[f32]; WS]) -> [[f32; WS]; XS] {
+        let whole = xs[0].len() / 8 * 8;
+        let mut acc = [[[0f32; 8]; WS]; XS];
+        // Eight columns at a time of every row, as arrays the compiler keeps in registers (no
+        // closures here: they would not inherit the caller's FMA, and `mul_add` would call
+        // out for each product).
+        let (mut x, mut w) = ([[0f32; 8]; XS], [[0f32; 8]; WS]);
+        for c in (0..whole).step_by(8) {
+            for (x, r) in x.iter_mut().zip(&xs) {
+                x.copy_from_slice(&r[c..c + 8]);
+            }
+            for (w, r) in w.iter_mut().zip(&ws) {
+                w.copy_from_slice(&r[c..c + 8]);
+            }
+            for a in 0..XS {
+                for b in 0..WS {
+                    for k in 0..8 {
+                        acc[a][b][k] = x[a][k].mul_add(w[b][k], acc[a][b][k]);
+                    }
+                }
             }
         }
-        let tail: f32 = (a.chunks_exact(8).remainder().iter())
-            .zip(b.chunks_exact(8).remainder())
-            .map(|(a, b)| a * b)
-            .sum();
-        acc.iter().sum::<f32>() + tail
+        std::array::from_fn(|a| {
+            std::array::from_fn(|b| {
+                let tail: f32 = (xs[a][whole..].iter())
+                    .zip(&ws[b][whole..])
+                    .map(|(x, w)| x * w)
+                    .sum();
+                acc[a][b].iter().sum::<f32>() + tail
+            })
+        })
     }
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2,fma")]
-    unsafe fn sums_fma(a: &[f32], b: &[f32]) -> f32 {
-        sums(a, b)
+    unsafe fn sums_fma(xs: [&[f32]; XS], ws: [&[f32]; WS]) -> [[f32; WS]; XS] {
+        sums(xs, ws)
     }
     match path {
-        Path::Scalar => sums(a, b),
+        Path::Scalar => sums(xs, ws),
         #[cfg(target_arch = "x86_64")]
         // SAFETY: the path's features were seen by `available`.
-        Path::Avx2 | Path::Avx512 => unsafe { sums_fma(a, b) },
+        Path::Avx2 | Path::Avx512 => unsafe { sums_fma(xs, ws) },
         // (No such path is available off x86-64.)
         #[cfg(not(target_arch = "x86_64"))]
-        Path::Avx2 | Path::Avx512 => sums(a, b),
+        Path::Avx2 | Path::Avx512 => sums(xs, ws),
     }
 }
 
