@@ -2473,6 +2473,7 @@ DEEPSEEK_CHAT = ("{{ bos_token }}{% for message in messages %}{{ message['role']
 def deepseek_vl_processor(d, raw):
     """The image (image.jpg) and DeepseekVLProcessor saved in `d` for the model `raw` configures:
     `<image_placeholder>` its last id."""
+    from tokenizers import processors
     from transformers import DeepseekVLProcessor
     photo(d / "image.jpg", 52, 37, 23, lambda x, y: [y * 4.0, x * 5.0, (x + y) * 2.5])
     v = raw["vision_config"]
@@ -2484,7 +2485,6 @@ def deepseek_vl_processor(d, raw):
     fast = word_tokenizer(size, ["<pad>", "<s>", "</s>"], ["user:", "Assistant:", "What", "is", "this?"],
                           ["<image_placeholder>"], bos_token="<s>", eos_token="</s>",
                           extra_special_tokens={"image_token": "<image_placeholder>"})
-    from tokenizers import processors
     fast.backend_tokenizer.post_processor = processors.TemplateProcessing(single="<s> $A", special_tokens=[("<s>", 1)])
     processor = DeepseekVLProcessor(image_processor=image_processor, tokenizer=fast, chat_template=DEEPSEEK_CHAT,
                                     num_image_tokens=(side // v["patch_size"]) ** 2)

@@ -39,8 +39,8 @@ use anatomy_core::graph::Point;
 use anatomy_core::naming::{names, Role};
 use anatomy_core::spec::{
     Act, AttnRes, AttnSpan, Block, DeltaStore, ExpertStorage, Ffn, Hierarchy, Indexer, Looped,
-    Mixer, Moa, Norm, NormKind, NormPlace, Placeholders, Position, QkNorm, Qkv, QueryScale,
-    RelLogits, Residual, Scoring, Spec, SsmGate, Stream,
+    Mixer, Moa, Norm, NormKind, NormPlace, Position, QkNorm, Qkv, QueryScale, RelLogits, Residual,
+    Scoring, Spec, SsmGate, Stream,
 };
 use anatomy_core::Error;
 use attention::{carried, unit};
@@ -585,9 +585,13 @@ impl Model {
         let ids_t = Tensor::new(ids, &Device::Cpu)?;
         let mut x = self.rows(Role::Embed, ids, &ids_t)?;
         // An image's features go in the placeholders' places, or before the prompt (GIT's).
-        let (placed, before) = match spec.image.as_ref().map(|i| i.placeholders) {
-            Some(Placeholders::Before) => (None, image),
-            _ => (image, None),
+        let (placed, before) = match spec
+            .image
+            .as_ref()
+            .is_none_or(|i| i.placeholders.in_prompt())
+        {
+            true => (image, None),
+            false => (None, image),
         };
         // The features replace the placeholders' embeddings as the embedding layer leaves them:
         // after Gemma's scaling by √hidden, which is the layer's own.

@@ -50,6 +50,21 @@ pub enum Placeholders {
 }
 
 impl Placeholders {
+    /// The prompt holds them (GIT's features come before it instead).
+    pub fn in_prompt(self) -> bool {
+        match self {
+            Placeholders::Before => false,
+            Placeholders::Run
+            | Placeholders::Framed { .. }
+            | Placeholders::Tiles { .. }
+            | Placeholders::Rows
+            | Placeholders::Prefix
+            | Placeholders::Bracketed
+            | Placeholders::NamedTiles
+            | Placeholders::TileBreaks => true,
+        }
+    }
+
     /// The processor writes the BOS into the text itself (after the image), so that the
     /// tokenizer adds none.
     pub fn writes_bos(self) -> bool {
@@ -405,7 +420,17 @@ impl ImageEncoder {
             Reading::Tiles => format!("It reads an image as tiles of {side}×{side} pixels, as its processor cuts it (a grid of tiles, and where there are several the whole image shrunk to one more); each tile's {n} features replace placeholder tokens' embeddings, one each."),
             Reading::Square => match self {
                 ImageEncoder::Git(_) => format!("It reads a {side}×{side} image into {n} features."),
-                _ => format!("It reads a {side}×{side} image; its {n} features replace the placeholder tokens' embeddings, one each."),
+                ImageEncoder::Llava(_)
+                | ImageEncoder::Gemma3(_)
+                | ImageEncoder::PaliGemma(_)
+                | ImageEncoder::DeepseekVl(_)
+                | ImageEncoder::Qwen2Vl(_)
+                | ImageEncoder::Qwen3Vl(_)
+                | ImageEncoder::Qwen25Vl(_)
+                | ImageEncoder::Llama4(_)
+                | ImageEncoder::Pixtral(_)
+                | ImageEncoder::InternVl(_)
+                | ImageEncoder::Aya(_) => format!("It reads a {side}×{side} image; its {n} features replace the placeholder tokens' embeddings, one each."),
             },
         }];
         match self {

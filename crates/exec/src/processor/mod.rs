@@ -870,7 +870,11 @@ fn fit(
         None | Some(Value::Null) => edge,
         Some(v) => match self::size(v, true, file, "size")? {
             Size::Exact { height, width } if height == width => height,
-            _ => {
+            Size::Exact { .. }
+            | Size::ShortestEdge(_)
+            | Size::Smart { .. }
+            | Size::Longest { .. }
+            | Size::Fit { .. } => {
                 return Err(Error::new(
                     file,
                     "size",
