@@ -4,7 +4,7 @@ run: prefill and decode tokens/s and peak resident memory of each process, their
 whether the greedy continuations agree.
 
 Usage: python3 scripts/bench_llamacpp.py [--gguf FILE] [--requantize TYPE,...] [--anatomy PATH]
-                                         [--threads N] [--tokens N] [--repeat N]
+                                         [--threads N] [--tokens N] [--repeat N] [--prompt-times K]
 (needs: pip install llama-cpp-python numpy; cargo build --release)
 anatomy runs twice: with its weights as stored (--dtype stored) and dequantized (--dtype f32).
 Memory is in MB of 10^6 bytes, the file's and the processes' alike; "beside cache" is the peak
@@ -24,20 +24,25 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 PROMPT = "The quick brown fox jumps over the lazy dog while the curious cat watches from the old wooden fence"
 
-# Run in a child process of its own, so that its peak memory is its own.
+# Run in a child process of its own, so that its peak memory is its own. Only the last
+# position's logits are asked for, as anatomy computes them: with `logits_all` llama.cpp would
+# run its head over every prompt position and copy each row out (on Gemma 3's 262,144-word head,
+# most of a prefill), which made earlier ratios flatter anatomy.
 LLAMA = r"""
 import json, sys, time
 import numpy as np
+import llama_cpp
 from llama_cpp import Llama
 path, threads, prompt, tokens = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4])
-llm = Llama(model_path=path, n_threads=threads, n_threads_batch=threads, n_ctx=512, logits_all=True, verbose=False)
+llm = Llama(model_path=path, n_threads=threads, n_threads_batch=threads, n_ctx=512, logits_all=False, verbose=False)
+last = lambda: np.ctypeslib.as_array(llama_cpp.llama_get_logits_ith(llm.ctx, -1), shape=(llm.n_vocab(),))
 ids = llm.tokenize(prompt.encode(), add_bos=False)
 t = time.perf_counter()
 llm.eval(ids)
 prefill = time.perf_counter() - t
 out, decode = [], 0.0
 for i in range(tokens):
-    tok = int(np.argmax(llm.scores[llm.n_tokens - 1]))
+    tok = int(np.argmax(last()))
     out.append(tok)
     if i == tokens - 1:
         break
@@ -79,7 +84,13 @@ def main():
     ap.add_argument("--tokens", type=int, default=64, help="greedy tokens to generate")
     ap.add_argument("--repeat", type=int, default=5, help="runs of each process; speeds are their median")
     ap.add_argument("--requantize", default="", help="comma-separated llama.cpp file types, e.g. Q8_0,Q4_K_M")
+    ap.add_argument("--prompt-times", type=int, default=1,
+                    help="the prompt's sentence this many times over (about 20 tokens each): a prefill long "
+                         "enough to time the products rather than the per-call overheads")
     a = ap.parse_args()
+    if not 1 <= a.prompt_times <= 20:
+        ap.error("--prompt-times takes 1 to 20 (llama.cpp's context here is 512 tokens)")
+    a.prompt = " ".join([PROMPT] * a.prompt_times)
     files = [Path(a.gguf)] + [requantized(Path(a.gguf), t) for t in a.requantize.split(",") if t]
     for f in files:
         bench(a, f)
@@ -105,7 +116,7 @@ def bench(a, gguf):
     size = Path(a.gguf).stat().st_size / 1e6
     runs = {}
     for _ in range(a.repeat):
-        out, _, peak = measured([sys.executable, "-c", LLAMA, a.gguf, str(a.threads), PROMPT, str(a.tokens)])
+        out, _, peak = measured([sys.executable, "-c", LLAMA, a.gguf, str(a.threads), a.prompt, str(a.tokens)])
         llama = json.loads(out)
         runs.setdefault("llama.cpp", []).append(
             (llama["prefill_tps"], llama["decode_tps"], peak, None, llama["generated"]))
