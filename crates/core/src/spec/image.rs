@@ -86,7 +86,7 @@ impl ImageInput {
     /// How the image runs through the encoder and joins the language model, in the page's
     /// words: the encoder's, and the prompt's layout where it is not a plain run.
     pub fn describe(&self) -> Vec<String> {
-        let mut out = self.encoder.describe();
+        let mut out = self.encoder.describe(self.placeholders.in_prompt());
         match self.placeholders {
             Placeholders::Rows => out.push(
                 "In the prompt, each row of the image's placeholder tokens ends with [IMG_BREAK], the last with [IMG_END]."
@@ -411,27 +411,16 @@ impl ImageEncoder {
         self.qwen().map(|q| &q.mrope)
     }
 
-    /// How the image runs through it and joins the language model, in the page's words.
-    pub fn describe(&self) -> Vec<String> {
+    /// How the image runs through it and joins the language model, in the page's words: its
+    /// features in the placeholders' places where the prompt holds them (`in_prompt`).
+    pub fn describe(&self, in_prompt: bool) -> Vec<String> {
         let side = self.side();
         let n = self.features();
         let mut out = vec![match self.reading() {
             Reading::OwnSize(f) => format!("It reads an image at the size its processor resizes it to (sides multiples of {f} pixels): a token per {f}×{f} pixels, {n} for a {side}×{side} image, each replacing a placeholder token's embedding."),
             Reading::Tiles => format!("It reads an image as tiles of {side}×{side} pixels, as its processor cuts it (a grid of tiles, and where there are several the whole image shrunk to one more); each tile's {n} features replace placeholder tokens' embeddings, one each."),
-            Reading::Square => match self {
-                ImageEncoder::Git(_) => format!("It reads a {side}×{side} image into {n} features."),
-                ImageEncoder::Llava(_)
-                | ImageEncoder::Gemma3(_)
-                | ImageEncoder::PaliGemma(_)
-                | ImageEncoder::DeepseekVl(_)
-                | ImageEncoder::Qwen2Vl(_)
-                | ImageEncoder::Qwen3Vl(_)
-                | ImageEncoder::Qwen25Vl(_)
-                | ImageEncoder::Llama4(_)
-                | ImageEncoder::Pixtral(_)
-                | ImageEncoder::InternVl(_)
-                | ImageEncoder::Aya(_) => format!("It reads a {side}×{side} image; its {n} features replace the placeholder tokens' embeddings, one each."),
-            },
+            Reading::Square if in_prompt => format!("It reads a {side}×{side} image; its {n} features replace the placeholder tokens' embeddings, one each."),
+            Reading::Square => format!("It reads a {side}×{side} image into {n} features."),
         }];
         match self {
             ImageEncoder::Llava(l) => out.push(format!(

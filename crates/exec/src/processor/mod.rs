@@ -777,12 +777,7 @@ fn longest(
     (edge, multiple): (usize, usize),
     file: &str,
 ) -> Result<Size, Error> {
-    let positive = |v: &Value, key: &str| -> Result<usize, Error> {
-        v.as_u64()
-            .filter(|n| (1..=1 << 16).contains(n))
-            .map(|n| n as usize)
-            .ok_or_else(|| Error::new(file, key, "must be a whole number from 1 to 65536"))
-    };
+    let positive = |v: &Value, key: &str| whole(v, file, key);
     let edge = match size {
         None | Some(Value::Null) => edge,
         Some(v) => match v.get("longest_edge") {
@@ -885,13 +880,17 @@ fn fit(
     };
     let min = match json.get("min_size") {
         None | Some(Value::Null) => min,
-        Some(v) => v
-            .as_u64()
-            .filter(|n| (1..=1 << 16).contains(n))
-            .ok_or_else(|| Error::new(file, "min_size", "must be a whole number from 1 to 65536"))?
-            as usize,
+        Some(v) => whole(v, file, "min_size")?,
     };
     Ok(Size::Fit { edge, min })
+}
+
+/// A size setting: a whole number from 1 to 65536, else an error at `key` of `file`.
+fn whole(v: &Value, file: &str, key: &str) -> Result<usize, Error> {
+    v.as_u64()
+        .filter(|n| (1..=1 << 16).contains(n))
+        .map(|n| n as usize)
+        .ok_or_else(|| Error::new(file, key, "must be a whole number from 1 to 65536"))
 }
 
 /// DeepSeek-VL's resize: `(height, width)` scaled so the longer is `edge` (Python's float
