@@ -6,7 +6,8 @@ transformers computes for fixed token ids.
 Writes crates/exec/tests/fixtures/<name>/{config.json, model.safetensors, expected.json}.
 Usage: python3 scripts/make_exec_fixtures.py [NAME ...]   (needs: pip install torch transformers)
 The image fixtures (image/*) also need Pillow, and torchvision for Qwen2-VL's video processor,
-installed beside the venv as scripts/make_processor_fixtures.py says.
+installed beside the venv as scripts/make_processor_fixtures.py says; SmolVLM's processor needs
+num2words too (pip install --target ... --no-deps num2words docopt).
 """
 import json
 import sys
@@ -1496,6 +1497,101 @@ LLAVA_CHAT = ("{% for message in messages %}{% if message['role'] != 'system' %}
               "{{ content['text'] + ' '}}{% endfor %}{% else %}{% for content in message['content'] | selectattr("
               "'type', 'equalto', 'text') %}{% generation %}{{ content['text'] + ' '}}{% endgeneration %}{% endfor %}"
               "{% endif %}{% endfor %}{% if add_generation_prompt %}{{ 'ASSISTANT:' }}{% endif %}")
+# SmolVLM and Idefics3 seeing an image: SigLIP's tower (32-pixel frames in patches of 8), each
+# 2×2 patches joined by the pixel shuffle, the connector's bias-free map into a Llama language
+# model. SmolVLM's processor (torchvision's backend) resizes the 40×61 photo to a longest edge of
+# 64 and up to 2×2 tiles of 32, the whole image a fifth frame, laid out as
+# <fake_token_around_image><row_R_col_C> runs, a newline after each row, then the whole image's
+# run after <global-img>; Idefics3's (PIL's backend, Lanczos and bicubic alike) does not split it:
+# one frame, the whole image's run alone.
+IDEFICS3_TEXT = {"model_type": "llama", "hidden_size": 32, "intermediate_size": 48, "num_hidden_layers": 2,
+                 "num_attention_heads": 4, "num_key_value_heads": 2, "vocab_size": 128, "bos_token_id": 1,
+                 "eos_token_id": 2, "pad_token_id": 0}
+IDEFICS3_VISION = {"hidden_size": 16, "intermediate_size": 24, "num_hidden_layers": 2, "num_attention_heads": 2,
+                   "image_size": 32, "patch_size": 8}
+IDEFICS3_IMAGES = {
+    "smolvlm-jpeg": {"model_type": "smolvlm", "architectures": ["SmolVLMForConditionalGeneration"],
+                     "image_token_id": 127, "scale_factor": 2, "text_config": IDEFICS3_TEXT,
+                     "vision_config": dict(IDEFICS3_VISION, model_type="smolvlm_vision")},
+    "idefics3-whole": {"model_type": "idefics3", "architectures": ["Idefics3ForConditionalGeneration"],
+                       "image_token_id": 127, "scale_factor": 2, "text_config": IDEFICS3_TEXT,
+                       "vision_config": dict(IDEFICS3_VISION, model_type="idefics3_vision", hidden_act="gelu")},
+}
+IDEFICS3_CHAT = ("<|im_start|>{% for message in messages %}{{ message['role'] }}: "
+                 "{% for content in message['content'] %}{% if content['type'] == 'image' %}<image>"
+                 "{% elif content['type'] == 'text' %} {{ content['text'] }}{% endif %}{% endfor %}"
+                 "<end_of_utterance>{{ '\\n' }}{% endfor %}{% if add_generation_prompt %}Assistant:{% endif %}")
+# The image tokens the processors write, the last ids: the placeholder last.
+IDEFICS3_TOKENS = (["\n", "<fake_token_around_image>", "<global-img>"]
+                   + [f"<row_{r}_col_{c}>" for r in range(1, 3) for c in range(1, 3)] + ["<image>"])
+
+
+def idefics3_processor(d, raw):
+    """The image (image.jpg) and SmolVLMProcessor (Idefics3Processor) saved in `d` for the model
+    `raw` configures: its image tokens and a newline the last ids, `<image>` the last."""
+    photo(d / "image.jpg", 40, 61, 24, lambda x, y: [(x + y) * 2.0, x * 4.0, y * 5.0])
+    smol = raw["model_type"] == "smolvlm"
+    v = raw["vision_config"]
+    side, k = v["image_size"], raw["scale_factor"]
+    settings = {"image_processor_type": "SmolVLMImageProcessor" if smol else "Idefics3ImageProcessor",
+                "size": {"longest_edge": 2 * side}, "max_image_size": {"longest_edge": side},
+                "do_image_splitting": smol, "resample": 1 if smol else 3}
+    image_processor = saved_image_processor(settings, "torchvision" if smol else "pil")
+    size = raw["text_config"]["vocab_size"]
+    assert size - 1 == raw["image_token_id"]
+    fast = word_tokenizer(size, ["<pad>", "<|im_start|>", "<end_of_utterance>"],
+                          ["user:", "Assistant:", "What", "is", "this?"], IDEFICS3_TOKENS,
+                          bos_token="<|im_start|>", eos_token="<end_of_utterance>")
+    seq = (side // v["patch_size"] // k) ** 2
+    if smol:
+        from transformers import SmolVLMProcessor, SmolVLMVideoProcessor
+        processor = SmolVLMProcessor(image_processor=image_processor, tokenizer=fast,
+                                     video_processor=SmolVLMVideoProcessor(), image_seq_len=seq,
+                                     chat_template=IDEFICS3_CHAT)
+    else:
+        from transformers import Idefics3Processor
+        processor = Idefics3Processor(image_processor=image_processor, tokenizer=fast, image_seq_len=seq,
+                                      chat_template=IDEFICS3_CHAT)
+    processor.save_pretrained(d)
+    return processor
+
+
+def make_idefics3_image(name, raw):
+    import numpy
+    from torch.utils.flop_counter import FlopCounterMode
+    model, d, processor, image = image_model(name, raw, idefics3_processor)
+    run = partial(logits_of_inputs, model)
+    prompt = "<image> What is this?"
+    plain = processor(text=[prompt], images=[image], return_tensors="pt")
+    pixels = plain["pixel_values"][0]  # [frames, 3, S, S]
+    # A whole frame's patches take their own positions (the bucketing anatomy leaves out).
+    inner = model.model
+    g = raw["vision_config"]["image_size"] // raw["vision_config"]["patch_size"]
+    seen = {}
+    hook = inner.vision_model.embeddings.position_embedding.register_forward_hook(
+        lambda m, args, out: seen.update(ids=args[0]))
+    logits = run(plain)
+    hook.remove()
+    assert (seen["ids"] == torch.arange(g * g)).all(), seen["ids"]
+    # The figures are stated for one frame: the tower to its last LayerNorm and the connector.
+    counter = FlopCounterMode(display=False)
+    with counter, torch.no_grad():
+        inner.connector(inner.vision_model(pixel_values=pixels[:1]).last_hidden_state)
+    numpy.save(d / "pixels.npy", (pixels if len(pixels) > 1 else pixels[0]).numpy().astype(numpy.float32))
+    expected = {"transformers": transformers.__version__, "ids": plain["input_ids"][0].tolist(),
+                "prompt_text": prompt, "logits": logits.tolist(), "image_flops": counter.get_total_flops(),
+                "image_tokens": (plain["input_ids"][0] == raw["image_token_id"]).sum().item() // len(pixels),
+                "image_backend": "torchvision" if raw["model_type"] == "smolvlm" else "pil"}
+    expected["chat"] = processor_chat(processor, image, run)
+    with torch.no_grad():
+        out = model.generate(**plain, max_new_tokens=4, do_sample=False)
+    expected["generated"] = out[0, plain["input_ids"].shape[1]:].tolist()
+    expected["prompt"] = {"text": QUESTION, "ids": processor.tokenizer(QUESTION)["input_ids"]}
+    (d / "expected.json").write_text(json.dumps(expected) + "\n")
+    print(f"image/{name}: {sum(p.numel() for p in model.parameters()):,} params, logits {tuple(logits.shape)}, "
+          f"frames {tuple(pixels.shape)}")
+
+
 QUESTION = "What is this?"
 
 
@@ -2530,6 +2626,7 @@ if __name__ == "__main__":
                             (INTERNVL_IMAGES, make_tiled_image), (AYA_IMAGES, make_tiled_image),
                             (COHERE2_VISION_IMAGES, make_tiled_image), (GIT_IMAGES, make_git_image),
                             (DEEPSEEK_VL_IMAGES, make_deepseek_vl_image),
+                            (IDEFICS3_IMAGES, make_idefics3_image),
                             (CONFIGS, make)]:
         for name, raw in table.items():
             if not only or name in only:

@@ -5,7 +5,8 @@ backend="pil")`) makes of it, in crates/exec/tests/fixtures/processor/<case>/.
 Each case is one image file (PNG or JPEG as Pillow writes them: RGB, RGBA, grey, palette with a
 transparent colour, 4:2:0, 4:4:4 and progressive JPEG, EXIF orientations), one processor (CLIP,
 SigLIP, ViT, BLIP, BiT: their classes' defaults, sizes that shrink, grow and crop past the image,
-every convolution filter; Qwen2-VL's smart resize, Pixtral's longest edge, Llama 4's tiles) and
+every convolution filter; Qwen2-VL's smart resize, Pixtral's longest edge, Llama 4's tiles,
+Idefics3's and SmolVLM's frames) and
 `pixels.npy` ([3, H, W], f32, the PIL backend's; Llama 4's [tiles, 3, S, S]) and
 `pixels_torchvision.npy` (the torchvision backend's, transformers' default where torchvision is
 installed; absent where it has no such filter: box, Hamming). The image is opened as
@@ -145,6 +146,19 @@ CASES = {
                                                                         "min_size": 16}),
     "deepseek-vl-no-pad": ("q75.jpg", "DeepseekVLImageProcessor", {"size": {"height": 30, "width": 30},
                                                                    "do_pad": False}),
+    # Idefics3's frames: the longer side to the size (the other truncated, made even), up to
+    # whole tiles (2×2 of 32, the whole image a fifth), Lanczos by default; an image within one
+    # tile (one frame); no splitting (resized to one tile, bicubic); SmolVLM's under its own name,
+    # a tall image onto 4×3 tiles of 16.
+    "idefics3-split": ("rgb.png", "Idefics3ImageProcessor", {"size": {"longest_edge": 64},
+                                                              "max_image_size": {"longest_edge": 32}}),
+    "idefics3-one": ("q75.jpg", "Idefics3ImageProcessor", {"size": {"longest_edge": 30},
+                                                            "max_image_size": {"longest_edge": 32}}),
+    "idefics3-no-split": ("tall.png", "Idefics3ImageProcessor", {"size": {"longest_edge": 48},
+                                                                  "max_image_size": {"longest_edge": 24},
+                                                                  "do_image_splitting": False, "resample": 3}),
+    "smolvlm-tall": ("tall.png", "SmolVLMImageProcessor", {"size": {"longest_edge": 50},
+                                                           "max_image_size": {"longest_edge": 16}}),
 }
 # Cases whose class has torchvision's backend alone: no pixels.npy.
 TORCHVISION_ONLY = {"llama4-one-tile", "llama4-tiles", "llama4-max-canvas", "cohere2-vision-tiles",
@@ -166,6 +180,9 @@ def processed(processor, path):
     if "Llama4" in type(processor).__name__:
         return processor(images=image, return_tensors="pt")["pixel_values"].float().numpy()
     out = processor(images=image, return_tensors="np")
+    if "pixel_attention_mask" in out:  # Idefics3's frames: [1, frames, 3, S, S]
+        frames = out["pixel_values"][0]
+        return frames if len(frames) > 1 else frames[0]
     if out.get("num_patches", [1])[0] > 1:  # GOT-OCR 2's crops: [tiles, 3, S, S]
         return out["pixel_values"]
     if "image_grid_thw" not in out:

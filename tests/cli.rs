@@ -617,6 +617,8 @@ fn run_chats_about_an_image_as_transformers_processor_does() {
         "image/git-base",
         "image/git-frames",
         "image/deepseek-vl-jpeg",
+        "image/smolvlm-jpeg",
+        "image/idefics3-whole",
     ] {
         let model = exec_fixture(name);
         let image = model.join("image.jpg");

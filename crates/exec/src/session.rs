@@ -296,6 +296,7 @@ pub fn pixels(
         | Placeholders::Bracketed
         | Placeholders::NamedTiles
         | Placeholders::TileBreaks
+        | Placeholders::TileGrid
         | Placeholders::Before => tiles,
     };
     match (misfit, picture) {
@@ -332,8 +333,11 @@ pub fn pixels(
 /// its name (`TILE_1`, …), the whole image's after `TILE_GLOBAL`, and `<|END_OF_IMG|>`
 /// (the image `dims` [tiles, 3, H, W] says how many); Command A Vision's turns its one
 /// placeholder written into `<|START_OF_IMG|>`, each tile's run ended by `<|IMG_LINE_BREAK|>`,
-/// and `<|END_OF_IMG|>`. Other text is kept; an error at `file` where Llama 4's layout needs a
-/// canvas not known.
+/// and `<|END_OF_IMG|>`; Idefics3's (SmolVLM's) turns its one placeholder written into each
+/// tile's run after `<fake_token_around_image><row_R_col_C>`, a newline after each row of tiles,
+/// then a newline and the whole image's run framed by `<fake_token_around_image><global-img>` …
+/// `<fake_token_around_image>` (one frame alone: the whole image's part). Other text is kept;
+/// an error at `file` where Llama 4's or Idefics3's layout needs a grid of tiles not known.
 pub fn framed(
     text: &str,
     spec: &Spec,
@@ -407,6 +411,30 @@ pub fn framed(
                 true => text.replace(&p, &format!("<|START_OF_IMG|>{layout}<|END_OF_IMG|>")),
                 false => text.to_string(),
             })
+        }
+        Placeholders::TileGrid => {
+            // Idefics3Processor's own tokens (SmolVLMProcessor's defaults, which its tokenizers
+            // name alike). None written, or already laid out: the text as it is.
+            if text.matches(&p).count() != 1 {
+                return Ok(text.to_string());
+            }
+            const FAKE: &str = "<fake_token_around_image>";
+            let whole = format!("{FAKE}<global-img>{placeholders}{FAKE}");
+            let layout = match (cut, tiles) {
+                (1, _) => whole,
+                (_, Some([rows, cols])) if rows * cols + 1 == cut => {
+                    let mut grid = String::new();
+                    for r in 1..=rows {
+                        for c in 1..=cols {
+                            grid += &format!("{FAKE}<row_{r}_col_{c}>{placeholders}");
+                        }
+                        grid.push('\n');
+                    }
+                    format!("{grid}\n{whole}")
+                }
+                _ => return Err(Error::new(file, "--pixels", "holds several frames, whose grid of tiles (rows × columns) Idefics3's prompt lays out and the pixels do not say: give the image with --image, or the ids with the processor's layout written (--ids)")),
+            };
+            Ok(text.replace(&p, &layout))
         }
         Placeholders::Prefix => {
             // PaliGemmaProcessor's layout: the BOS after the last placeholder written.
@@ -491,6 +519,7 @@ pub fn with_placeholders(ids: &[u32], pixels: &candle_core::Tensor, spec: &Spec)
         | Placeholders::Rows
         | Placeholders::NamedTiles
         | Placeholders::TileBreaks
+        | Placeholders::TileGrid
         | Placeholders::Before => false,
     };
     if !run || ids.iter().filter(|id| placeholder(id)).count() != 1 {

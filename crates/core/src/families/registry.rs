@@ -6392,6 +6392,7 @@ const fn idefics3_like(model_type: &'static str, name: &'static str) -> Family {
             head: false,
         },
         parts: IDEFICS3_PARTS,
+        image: Some(towers::idefics3_image),
         ..wrapper(model_type, name, IDEFICS3_INERT)
     }
 }

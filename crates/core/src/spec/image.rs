@@ -44,6 +44,11 @@ pub enum Placeholders {
     /// Command A Vision's, in place of the placeholder written: `<|START_OF_IMG|>`, each tile's
     /// run ended by `<|IMG_LINE_BREAK|>`, `<|END_OF_IMG|>`.
     TileBreaks,
+    /// Idefics3's and SmolVLM's, in place of the `<image>` written: each tile's run after
+    /// `<fake_token_around_image><row_R_col_C>`, a newline after each row of tiles, then a
+    /// newline and the whole image's run between `<fake_token_around_image><global-img>` and
+    /// `<fake_token_around_image>`; one frame alone is the whole image's.
+    TileGrid,
     /// GIT's: none; the features come before the prompt's embeddings (after their LayerNorm),
     /// see each other both ways and no text, and take no positions of the text's.
     Before,
@@ -61,7 +66,8 @@ impl Placeholders {
             | Placeholders::Prefix
             | Placeholders::Bracketed
             | Placeholders::NamedTiles
-            | Placeholders::TileBreaks => true,
+            | Placeholders::TileBreaks
+            | Placeholders::TileGrid => true,
         }
     }
 
@@ -77,6 +83,7 @@ impl Placeholders {
             | Placeholders::Bracketed
             | Placeholders::NamedTiles
             | Placeholders::TileBreaks
+            | Placeholders::TileGrid
             | Placeholders::Before => false,
         }
     }
@@ -103,6 +110,9 @@ impl ImageInput {
             ),
             Placeholders::TileBreaks => out.push(
                 "In the prompt, the image's placeholder tokens are framed by <|START_OF_IMG|> and <|END_OF_IMG|>, each tile's run ended by <|IMG_LINE_BREAK|>.".into(),
+            ),
+            Placeholders::TileGrid => out.push(
+                "In the prompt, each tile's placeholder tokens follow <fake_token_around_image> and the tile's place (<row_1_col_1>, …), each row of tiles ends with a newline, and the whole image's follow a newline and <fake_token_around_image><global-img>, closed by <fake_token_around_image>.".into(),
             ),
             Placeholders::Before => out.push(
                 "The prompt holds no placeholder: the image's features come before the text's embeddings (after their LayerNorm), see each other both ways and no text, while the text sees them all and itself causally; the text's learned positions count from its first token.".into(),
@@ -192,6 +202,10 @@ pub enum ImageEncoder {
     /// DeepSeek-VL's: SigLIP's vision model to its last LayerNorm, each patch one feature
     /// through the aligner's two biased maps (exact GELU between) into the text width.
     DeepseekVl(DeepseekVlVision),
+    /// Idefics3's and SmolVLM's: SigLIP's vision model to its last LayerNorm over each frame
+    /// its processor makes of an image (tiles row by row, then the whole image), each
+    /// `shuffle`² patches joined by the pixel shuffle, a bias-free map into the text width.
+    Idefics3(Idefics3Vision),
 }
 
 impl ImageEncoder {
@@ -211,6 +225,7 @@ impl ImageEncoder {
             ImageEncoder::Aya(a) => a.features(),
             ImageEncoder::Git(g) => g.features(),
             ImageEncoder::DeepseekVl(d) => d.tower.grid().pow(2),
+            ImageEncoder::Idefics3(i) => i.features(),
         }
     }
 
@@ -235,9 +250,10 @@ impl ImageEncoder {
             | ImageEncoder::PaliGemma(_)
             | ImageEncoder::Git(_)
             | ImageEncoder::DeepseekVl(_) => Reading::Square,
-            ImageEncoder::Llama4(_) | ImageEncoder::InternVl(_) | ImageEncoder::Aya(_) => {
-                Reading::Tiles
-            }
+            ImageEncoder::Llama4(_)
+            | ImageEncoder::InternVl(_)
+            | ImageEncoder::Aya(_)
+            | ImageEncoder::Idefics3(_) => Reading::Tiles,
             ImageEncoder::Pixtral(p) => Reading::OwnSize(p.factor()),
             ImageEncoder::Qwen2Vl(q)
             | ImageEncoder::Qwen3Vl(Qwen3Vision { base: q, .. })
@@ -259,7 +275,8 @@ impl ImageEncoder {
             | ImageEncoder::InternVl(_)
             | ImageEncoder::Aya(_)
             | ImageEncoder::Git(_)
-            | ImageEncoder::DeepseekVl(_) => None,
+            | ImageEncoder::DeepseekVl(_)
+            | ImageEncoder::Idefics3(_) => None,
         }
     }
 
@@ -288,7 +305,10 @@ impl ImageEncoder {
                 format!("[{c}, {h}, {w}] (channels, height, width)"),
             ),
             // A tile, or several.
-            ImageEncoder::Llama4(_) | ImageEncoder::InternVl(_) | ImageEncoder::Aya(_) => (
+            ImageEncoder::Llama4(_)
+            | ImageEncoder::InternVl(_)
+            | ImageEncoder::Aya(_)
+            | ImageEncoder::Idefics3(_) => (
                 dims == [c, h, w]
                     || matches!(dims, [tiles, rest @ ..] if *tiles > 0 && rest == [c, h, w]),
                 format!("[tiles, {c}, {h}, {w}] (the tiles its processor cuts an image into: tiles, channels, height, width)"),
@@ -315,6 +335,7 @@ impl ImageEncoder {
             | ImageEncoder::Aya(AyaVision { tower, .. })
             | ImageEncoder::Git(GitVision { tower, .. })
             | ImageEncoder::DeepseekVl(DeepseekVlVision { tower, .. })
+            | ImageEncoder::Idefics3(Idefics3Vision { tower, .. })
             | ImageEncoder::Qwen2Vl(Qwen2Vision { tower, .. })
             | ImageEncoder::Qwen3Vl(Qwen3Vision {
                 base: Qwen2Vision { tower, .. },
@@ -339,7 +360,8 @@ impl ImageEncoder {
             | ImageEncoder::Pixtral(_)
             | ImageEncoder::InternVl(_)
             | ImageEncoder::Aya(_)
-            | ImageEncoder::DeepseekVl(_) => false,
+            | ImageEncoder::DeepseekVl(_)
+            | ImageEncoder::Idefics3(_) => false,
             // GIT's, all of them before the text.
             ImageEncoder::Gemma3(_) | ImageEncoder::Git(_) => true,
             // The whole prompt sees itself both ways (`Spec::prefix_lm`), the image with it.
@@ -388,7 +410,8 @@ impl ImageEncoder {
             | ImageEncoder::InternVl(InternVlVision { tower, .. })
             | ImageEncoder::Aya(AyaVision { tower, .. })
             | ImageEncoder::Git(GitVision { tower, .. })
-            | ImageEncoder::DeepseekVl(DeepseekVlVision { tower, .. }) => tower,
+            | ImageEncoder::DeepseekVl(DeepseekVlVision { tower, .. })
+            | ImageEncoder::Idefics3(Idefics3Vision { tower, .. }) => tower,
             ImageEncoder::Qwen2Vl(q)
             | ImageEncoder::Qwen3Vl(Qwen3Vision { base: q, .. })
             | ImageEncoder::Qwen25Vl(Qwen25Vision { base: q, .. }) => &q.tower,
@@ -466,6 +489,11 @@ impl ImageEncoder {
             ImageEncoder::DeepseekVl(_) => out.push(
                 "Each patch's state after the tower's last LayerNorm is one feature, through the aligner's two maps (GELU between) into the text width.".into(),
             ),
+            ImageEncoder::Idefics3(i) => out.push(format!(
+                "Its patches take learned positions; after the tower's last LayerNorm each {k}×{k} patches are shuffled into one feature {joined} wide and mapped into the text width (no bias).",
+                k = i.shuffle,
+                joined = i.tower.hidden * i.shuffle * i.shuffle
+            )),
             ImageEncoder::Qwen2Vl(_) | ImageEncoder::Qwen25Vl(_) | ImageEncoder::Qwen3Vl(_) => {}
         }
         if let Some(m) = self.mrope() {
@@ -495,7 +523,8 @@ impl ImageEncoder {
             | ImageEncoder::InternVl(_)
             | ImageEncoder::Aya(_)
             | ImageEncoder::Git(_)
-            | ImageEncoder::DeepseekVl(_) => {}
+            | ImageEncoder::DeepseekVl(_)
+            | ImageEncoder::Idefics3(_) => {}
         }
         out
     }
@@ -516,6 +545,7 @@ impl ImageEncoder {
             ImageEncoder::Aya(a) => a.flops(text),
             ImageEncoder::Git(g) => g.flops(text),
             ImageEncoder::DeepseekVl(d) => d.flops(text),
+            ImageEncoder::Idefics3(i) => i.flops(text),
         }
     }
 }
@@ -994,6 +1024,35 @@ impl DeepseekVlVision {
         t.embed_flops()
             + u128::from(t.depth) * t.layer_flops(n)
             + 2 * n * (u128::from(t.hidden) * text + text * text)
+    }
+}
+
+/// Idefics3's and SmolVLM's image encoder.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Idefics3Vision {
+    /// SigLIP's vision model without its pooling head, over a frame (`image` its side).
+    pub tower: VisionTower,
+    /// The side of the square of patches the pixel shuffle joins (`scale_factor`).
+    pub shuffle: u64,
+    /// Name prefix of the connector's bias-free map (`modality_projection.proj`).
+    pub projector: String,
+}
+
+impl Idefics3Vision {
+    /// Features (and so placeholder tokens) per frame.
+    pub fn features(&self) -> u64 {
+        self.tower.shuffled(self.shuffle)
+    }
+
+    /// One frame: the patch convolution; every layer over every patch; the connector's map of
+    /// every feature into `text`.
+    fn flops(&self, text: u64) -> u128 {
+        let t = &self.tower;
+        let n = u128::from(t.grid()).pow(2);
+        let joined = u128::from(t.hidden * self.shuffle * self.shuffle);
+        t.embed_flops()
+            + u128::from(t.depth) * t.layer_flops(n)
+            + 2 * u128::from(self.features()) * joined * u128::from(text)
     }
 }
 

@@ -3,9 +3,9 @@
 
 use super::*;
 use anatomy_core::spec::{
-    AyaVision, DeepseekVlVision, Gemma3Vision, GitVision, ImageEncoder, InternVlVision,
-    Llama4Vision, Llava, PaliGemmaVision, PixtralVision, Qwen25Vision, Qwen2Vision, Qwen3Vision,
-    VisionTower,
+    AyaVision, DeepseekVlVision, Gemma3Vision, GitVision, Idefics3Vision, ImageEncoder,
+    InternVlVision, Llama4Vision, Llava, PaliGemmaVision, PixtralVision, Qwen25Vision, Qwen2Vision,
+    Qwen3Vision, VisionTower,
 };
 
 impl Model {
@@ -76,6 +76,7 @@ impl Model {
             ImageEncoder::Aya(a) => self.aya(a, &pixels)?,
             ImageEncoder::Git(g) => self.git(g, &pixels)?,
             ImageEncoder::DeepseekVl(d) => self.deepseek_vl(d, &pixels)?,
+            ImageEncoder::Idefics3(i) => self.idefics3(i, &pixels)?,
         };
         Ok(features)
     }
@@ -434,6 +435,24 @@ impl Model {
         let half = y.dim(1)? / 2;
         let gated = (y.narrow(1, 0, half)? * y.narrow(1, half, half)?.silu()?)?;
         lin(&gated, "linear_2")
+    }
+
+    /// Idefics3's (SmolVLM's) image features: each frame (the tiles row by row, then the whole
+    /// image) through SigLIP to its last LayerNorm, each `shuffle`² patches side by side (row
+    /// offset first), the connector's bias-free map; the frames' features one after another.
+    /// A whole frame's patches take their own positions (transformers buckets each patch's
+    /// fractional place, which for a frame of the tower's size is the patch's own).
+    fn idefics3(&self, v: &Idefics3Vision, pixels: &Tensor) -> Res<Tensor> {
+        let t = &v.tower;
+        let [c, side] = [t.channels, t.image].map(|n| n as usize);
+        let frames = pixels.reshape(((), c, side, side))?;
+        let (g, k) = (t.grid() as usize, v.shuffle as usize);
+        let mut joined = Vec::new();
+        for f in 0..frames.dim(0)? {
+            joined.push(pixel_shuffle(&self.siglip(t, &frames.get(f)?)?, g, k)?);
+        }
+        let name = format!("{}modality_projection.proj.weight", v.projector);
+        self.linear(&Tensor::cat(&joined, 0)?, &name, None)
     }
 
     /// An InternViT layer: a norm, Q, K and V (RMSNormed over the whole width where the tower

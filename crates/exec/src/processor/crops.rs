@@ -6,6 +6,7 @@
 //! last.
 
 use super::resample::{Filter, Image, Rounding};
+use super::split::cut;
 
 /// The tile counts a grid may hold (`min_patches` to `max_patches`), and how the grid is chosen.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -94,19 +95,7 @@ impl Crops {
         let mut out = Vec::with_capacity((rows * cols + 1) * 3 * tile * tile);
         for r in 0..rows {
             for c in 0..cols {
-                let k = resized.channels;
-                let mut cut = Image {
-                    width: tile,
-                    height: tile,
-                    channels: k,
-                    data: Vec::with_capacity(tile * tile * k),
-                };
-                for y in r * tile..(r + 1) * tile {
-                    let from = (y * resized.width + c * tile) * k;
-                    cut.data
-                        .extend_from_slice(&resized.data[from..from + tile * k]);
-                }
-                out.extend(values(&cut));
+                out.extend(values(&cut(&resized, r * tile, c * tile, tile)));
             }
         }
         let n = rows * cols;

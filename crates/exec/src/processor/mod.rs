@@ -10,17 +10,21 @@
 //! before they are cut into patches; Llama 4's, which cuts an image into tiles (`tiles`);
 //! GOT-OCR 2's, which crops it into tiles where it is asked to (`crops`; InternVL's and Aya
 //! Vision's processors always ask); Command A Vision's, which crops it onto another grid
-//! unless told not to; and DeepSeek-VL's, which fits its longer side and pads it to a square.
+//! unless told not to; DeepSeek-VL's, which fits its longer side and pads it to a square; and
+//! Idefics3's and SmolVLM's, which resize its longer side to an edge and cut it into tiles
+//! (`split`).
 
 pub mod crops;
 pub mod decode;
 pub mod resample;
+pub mod split;
 pub mod tiles;
 
 use anatomy_core::Error;
 use crops::{Crops, Grid};
 use resample::{Filter, Image, Rounding};
 use serde_json::Value;
+use split::Split;
 use std::path::Path;
 use tiles::Tiling;
 
@@ -64,6 +68,9 @@ pub enum Size {
         edge: usize,
         min: usize,
     },
+    /// Idefics3's: the longer side to this, up or down, the other in proportion (truncated,
+    /// made even), neither over 4096.
+    Edge(usize),
 }
 
 /// One image processor's settings.
@@ -92,6 +99,9 @@ pub enum Cut {
     /// GOT-OCR 2's and Command A Vision's: onto the grid its class chooses (`Crops::grid`),
     /// distorted.
     Crops(Crops),
+    /// Idefics3's and SmolVLM's: after the resize, up to whole tiles and into them, the whole
+    /// image one more (or, where it does not split, to one tile).
+    Split(Split),
 }
 
 /// Which way a class cuts an image into tiles.
@@ -103,6 +113,8 @@ enum Cuts {
     /// Where `crop_to_patches` says (`true` by default: Command A Vision's), on the `Grid`
     /// the class chooses.
     Crops(Grid, bool),
+    /// Always, after the resize: Idefics3's frames (tiles where `do_image_splitting`).
+    Split,
 }
 
 /// A class's defaults: the attributes transformers' class sets (the rest are off).
@@ -263,13 +275,20 @@ fn defaults(class: &str) -> Option<Defaults> {
             pad: true,
             ..blip
         },
+        // SmolVLM's is Idefics3's under another name.
+        "Idefics3ImageProcessor" | "SmolVLMImageProcessor" => Defaults {
+            filter: Filter::Lanczos,
+            size: Size::Edge(4 * 364),
+            cuts: Cuts::Split,
+            ..vit
+        },
         _ => return None,
     })
 }
 
 /// The classes `defaults` knows, for the refusal of others.
 const READ: &str =
-    "CLIP's, SigLIP's, ViT's, BLIP's, BiT's, Gemma 3's, Qwen2-VL's, Llama 4's, Pixtral's, GOT-OCR 2's, Command A Vision's and DeepSeek-VL's";
+    "CLIP's, SigLIP's, ViT's, BLIP's, BiT's, Gemma 3's, Qwen2-VL's, Llama 4's, Pixtral's, GOT-OCR 2's, Command A Vision's, DeepSeek-VL's, Idefics3's and SmolVLM's";
 
 impl Processor {
     /// The processor a checkpoint folder holds: `preprocessor_config.json`, else
@@ -386,6 +405,7 @@ impl Processor {
                 (Size::Smart { min, max, .. }, v) => smart(json, v, (min, max), file)?,
                 (Size::Longest { edge, multiple }, v) => longest(json, v, (edge, multiple), file)?,
                 (Size::Fit { edge, min }, v) => fit(json, v, (edge, min), file)?,
+                (Size::Edge(edge), v) => Size::Edge(longest_edge(v, edge, file, "size")?),
                 (size, None | Some(Value::Null)) => size,
                 (_, Some(v)) => size(v, d.square, file, "size")?,
             };
@@ -434,7 +454,8 @@ impl Processor {
                     Size::ShortestEdge(_)
                     | Size::Smart { .. }
                     | Size::Longest { .. }
-                    | Size::Fit { .. } => {
+                    | Size::Fit { .. }
+                    | Size::Edge(_) => {
                         return Err(Error::new(file, "crop_size", "must give a height and a width"))
                     }
                 },
@@ -479,6 +500,15 @@ impl Processor {
             Cuts::Canvas => Some(Cut::Canvas(tiling(json, resize, file)?)),
             Cuts::Crops(grid, default) if flag("crop_to_patches", default)? => {
                 Some(Cut::Crops(crops(json, resize, grid, file)?))
+            }
+            Cuts::Split => {
+                if resize.is_none() {
+                    return Err(Error::new(file, "do_resize", "is false: anatomy makes Idefics3's frames from an image resized to its longest edge, as the processor does by default; give pixels already processed with --pixels"));
+                }
+                Some(Cut::Split(Split {
+                    tile: longest_edge(json.get("max_image_size"), 364, file, "max_image_size")?,
+                    split: flag("do_image_splitting", true)?,
+                }))
             }
             Cuts::Crops(..) | Cuts::Never => None,
         };
@@ -567,9 +597,26 @@ impl Processor {
                     within_edge(image.height, image.width, edge, multiple)
                 }
                 Size::Fit { edge, min } => fit_edge(image.height, image.width, edge, min),
+                Size::Edge(edge) => split::to_edge(image.height, image.width, edge),
             };
             bounded(height, width)?;
             image = image.resize(width, height, filter, rounding(backend, filter)?);
+        }
+        if let (Some(Cut::Split(s)), Some((_, filter))) = (self.cut, self.resize) {
+            let frames = s.frames(image, (filter, rounding(backend, filter)?), &bounded)?;
+            let (n, t) = (frames.images.len(), s.tile);
+            let values = (frames.images.iter())
+                .flat_map(|f| self.values(f, backend))
+                .collect();
+            // One frame is the image, as the pixels of one are given.
+            return Ok(Processed {
+                dims: match n > 1 {
+                    true => vec![n, 3, t, t],
+                    false => vec![3, t, t],
+                },
+                values,
+                tiles: (frames.grid != [0, 0]).then_some(frames.grid),
+            });
         }
         if let Some((height, width)) = self.crop {
             bounded(height, width)?;
@@ -666,8 +713,8 @@ fn crops(
 pub struct Processed {
     pub dims: Vec<usize>,
     pub values: Vec<f32>,
-    /// Llama 4's canvas, rows and columns of tiles (the whole image one tile more after them,
-    /// where there are several), which its prompt's layout of the image follows.
+    /// Llama 4's canvas, or Idefics3's grid: rows and columns of tiles (the whole image one
+    /// tile more after them, where there are several), which its prompt's layout follows.
     pub tiles: Option<[usize; 2]>,
 }
 
@@ -869,7 +916,8 @@ fn fit(
             | Size::ShortestEdge(_)
             | Size::Smart { .. }
             | Size::Longest { .. }
-            | Size::Fit { .. } => {
+            | Size::Fit { .. }
+            | Size::Edge(_) => {
                 return Err(Error::new(
                     file,
                     "size",
@@ -883,6 +931,22 @@ fn fit(
         Some(v) => whole(v, file, "min_size")?,
     };
     Ok(Size::Fit { edge, min })
+}
+
+/// Idefics3's size settings (`size`, `max_image_size`): `{"longest_edge": N}`, `default` where
+/// missing.
+fn longest_edge(v: Option<&Value>, default: usize, file: &str, key: &str) -> Result<usize, Error> {
+    match v {
+        None | Some(Value::Null) => Ok(default),
+        Some(v) => match v.get("longest_edge") {
+            Some(e) => whole(e, file, &format!("{key}.longest_edge")),
+            None => Err(Error::new(
+                file,
+                key,
+                "must be {\"longest_edge\": N} for Idefics3's processor (anatomy reads no other size of it yet)",
+            )),
+        },
+    }
 }
 
 /// A size setting: a whole number from 1 to 65536, else an error at `key` of `file`.

@@ -5,8 +5,8 @@
 use super::gemma::siglip_tower;
 use super::*;
 use crate::spec::{
-    Act, AyaVision, DeepseekVlVision, ImageEncoder, ImageInput, InternVlVision, Llava,
-    PixtralVision, Placeholders, VisionTower,
+    Act, AyaVision, DeepseekVlVision, Idefics3Vision, ImageEncoder, ImageInput, InternVlVision,
+    Llava, PixtralVision, Placeholders, VisionTower,
 };
 
 /// LLaVA's vision tower, CLIP's vision model: as GIT's encoder (which is CLIP's), of the
@@ -473,6 +473,46 @@ pub fn idefics3_connector(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
         false,
     );
     n.done(top, "text_config")
+}
+
+/// How Idefics3 and SmolVLM run an image: SigLIP's tower under `model.vision_model.` over each
+/// frame their processor makes (its heads 16 by their vision configs' default), to its last
+/// LayerNorm; each `scale_factor`² patches shuffled into one feature and mapped by the
+/// connector; the frames laid out in the prompt by their place (`image_token_id`, by default
+/// 128,257). A rectangular image, an activation the towers do not run, or a shuffle that does
+/// not divide the patch grid is counted but runs no image.
+pub fn idefics3_image(top: &Config) -> Result<Option<ImageInput>> {
+    let Some(s) = idefics3(top)? else {
+        return Ok(None);
+    };
+    let Some(image) = square(&s.v, "image_size", 224)? else {
+        return Ok(None);
+    };
+    let (heads, eps, act) = match &s.v {
+        Some(c) => (
+            c.size("num_attention_heads", Some(16))?,
+            c.float("layer_norm_eps", 1e-6)?,
+            activation(c, "hidden_act", "gelu_pytorch_tanh")?,
+        ),
+        None => (16, 1e-6, Some(Act::GeluTanh)),
+    };
+    let Some(act) = act else {
+        return Ok(None);
+    };
+    let tower = s.runs(top, "model.vision_model.", image, heads, eps, act)?;
+    let shuffle = top.size("scale_factor", Some(2))?;
+    if shuffle == 0 || !tower.grid().is_multiple_of(shuffle) {
+        return Ok(None);
+    }
+    Ok(Some(ImageInput {
+        token: Some(top.size("image_token_id", Some(128_257))?),
+        placeholders: Placeholders::TileGrid,
+        encoder: ImageEncoder::Idefics3(Idefics3Vision {
+            tower,
+            shuffle,
+            projector: "model.connector.".into(),
+        }),
+    }))
 }
 
 /// The vision sizes of Idefics3 and SmolVLM (their vision configs' defaults alike).

@@ -8,7 +8,7 @@ use crate::spec::{ImageEncoder, Spec, VisionTower};
 use serde_json::{json, Value};
 
 /// Every piece an encoder may run: each is decided for every model, on for its encoder's.
-const PIECES: [&str; 15] = [
+const PIECES: [&str; 16] = [
     "image_llava",
     "image_clip",
     "image_git",
@@ -24,6 +24,7 @@ const PIECES: [&str; 15] = [
     "image_internvl",
     "image_aya",
     "image_deepseek_vl",
+    "image_idefics3",
 ];
 
 /// An encoder's pieces, its tower and its own settings.
@@ -102,6 +103,11 @@ fn plan<'a>(spec: &Spec, e: &'a ImageEncoder) -> (&'static [&'static str], &'a V
             &["image_deepseek_vl", "image_siglip"],
             &d.tower,
             json!({ "projector": d.projector }),
+        ),
+        ImageEncoder::Idefics3(i) => (
+            &["image_idefics3", "image_siglip"],
+            &i.tower,
+            json!({ "shuffle": i.shuffle, "projector": i.projector }),
         ),
         ImageEncoder::Aya(a) => (
             &["image_aya", "image_siglip"],

@@ -4,8 +4,8 @@
 
 use super::*;
 use crate::spec::{
-    AyaVision, DeepseekVlVision, GitVision, ImageEncoder, ImageInput, InternVlVision, Llama4Vision,
-    PixtralVision, Qwen2Vision, Qwen3Vision, VisionTower,
+    AyaVision, DeepseekVlVision, GitVision, Idefics3Vision, ImageEncoder, ImageInput,
+    InternVlVision, Llama4Vision, PixtralVision, Qwen2Vision, Qwen3Vision, VisionTower,
 };
 
 /// The towers' classes: each encoder's fragments, those it builds on first.
@@ -28,6 +28,7 @@ pub(super) fn classes(image: &ImageInput) -> String {
         ImageEncoder::InternVl(_) => &[LLAVA, include_str!("internvl.py")],
         ImageEncoder::Git(_) => &[LLAVA, include_str!("git.py")],
         ImageEncoder::DeepseekVl(_) => &[LLAVA, SIGLIP, include_str!("deepseek_vl.py")],
+        ImageEncoder::Idefics3(_) => &[LLAVA, SIGLIP, include_str!("idefics3.py")],
     };
     (fragments.iter())
         .map(|f| f.trim_end())
@@ -82,6 +83,7 @@ pub(super) fn model(spec: &Spec, n: &Names, module: &str, image: &ImageInput) ->
         ImageEncoder::Aya(a) => return aya(spec, n, module, image, a),
         ImageEncoder::Git(g) => return git(spec, n, g),
         ImageEncoder::DeepseekVl(d) => return deepseek_vl(spec, n, module, image, d),
+        ImageEncoder::Idefics3(i) => return idefics3(spec, n, module, image, i),
     };
     let projector = l.projector.trim_end_matches('.');
     let text = spec.hidden;
@@ -549,6 +551,37 @@ fn deepseek_vl(
 
     def image_features(self, pixel_values):  # [B, ${channels}, ${image}, ${image}] -> [B · patches, ${text}]
         return self.${projector}(self.${tower}(pixel_values)).flatten(0, 1)"#,
+    )
+}
+
+/// Idefics3's (SmolVLM's) Model: SigLIP's vision model over each frame and the connector
+/// beside the language model.
+fn idefics3(
+    spec: &Spec,
+    n: &Names,
+    module: &str,
+    image: &ImageInput,
+    i: &Idefics3Vision,
+) -> String {
+    let mut vars = tower_vars(&i.tower);
+    vars.extend([
+        ("projector", i.projector.trim_end_matches('.').to_string()),
+        ("grid", i.tower.grid().to_string()),
+        ("shuffle", i.shuffle.to_string()),
+        ("text", spec.hidden.to_string()),
+    ]);
+    placeholder_model(
+        spec,
+        (n, module),
+        image,
+        vars,
+        "Idefics3 (SmolVLM): the language model, SigLIP's vision model and the connector beside it.",
+        r#"        self.${tower} = SiglipVision(${channels}, ${image}, ${patch}, ${hidden}, ${intermediate}, ${heads}, ${layers}, ${eps}, ${act}, False)
+        self.${projector} = Idefics3Connector(${hidden}, ${grid}, ${shuffle}, ${text})
+
+    def image_features(self, pixel_values):  # [..., frames, ${channels}, ${image}, ${image}] -> [frames · features, ${text}]
+        frames = pixel_values.reshape(-1, *pixel_values.shape[-3:])
+        return self.${projector}(self.${tower}(frames)).flatten(0, 1)"#,
     )
 }
 

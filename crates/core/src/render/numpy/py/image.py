@@ -398,6 +398,23 @@ def aya_tile(pixels, W, I):
 
 
 #.
+#: image_idefics3
+def image_features(pixels, W):
+    # pixels: [frames, channels, image, image] (or one frame [channels, image, image]), as Idefics3's (SmolVLM's) processor makes them: the tiles row by row, then the whole image -> [frames · features, hidden]
+    frames = pixels.reshape(-1, *pixels.shape[-3:])
+    return np.concatenate([idefics3_frame(f, W, CONFIG["image"]) for f in frames])
+
+
+def idefics3_frame(pixels, W, I):
+    # pixels: [channels, image, image] -> [features, hidden]: SigLIP to its last LayerNorm (a whole frame's patches at their own positions), the pixel shuffle and the connector's bias-free map
+    k = I["shuffle"]
+    s = I["image"] // I["patch"] // k  # features along a side
+    x = siglip(pixels, W, I)  # [g², d]
+    x = x.reshape(s, k, s, k, -1).transpose(0, 2, 1, 3, 4).reshape(s * s, -1)  # [features, k²·d]: each k×k patches side by side, row offset first
+    return tower_linear(x, W, I["projector"] + "modality_projection.proj", bias=False)  # [features, hidden]
+
+
+#.
 #: image_pixtral
 def image_features(pixels, W):
     # pixels: [channels, height, width], as Pixtral's processor resizes and normalizes them (sides multiples of patch × merge) -> [features, hidden]
