@@ -1516,6 +1516,10 @@ IDEFICS3_IMAGES = {
     "idefics3-whole": {"model_type": "idefics3", "architectures": ["Idefics3ForConditionalGeneration"],
                        "image_token_id": 127, "scale_factor": 2, "text_config": IDEFICS3_TEXT,
                        "vision_config": dict(IDEFICS3_VISION, model_type="idefics3_vision", hidden_act="gelu")},
+    # The catalog's SmolVLM2 as its toy copy keeps it (every key; 4×4 patches shuffled into a
+    # feature, 12 tower layers), its tiles 128 pixels rather than 512 and its placeholder the
+    # toy vocabulary's last id: 2×2 tiles and the whole image, 4 features each.
+    "smolvlm2-500m-video-instruct": "toy/smolvlm2-500m-video-instruct",
 }
 IDEFICS3_CHAT = ("<|im_start|>{% for message in messages %}{{ message['role'] }}: "
                  "{% for content in message['content'] %}{% if content['type'] == 'image' %}<image>"
@@ -1559,6 +1563,10 @@ def idefics3_processor(d, raw):
 def make_idefics3_image(name, raw):
     import numpy
     from torch.utils.flop_counter import FlopCounterMode
+    if isinstance(raw, str):  # a catalog model's toy copy
+        raw = json.loads((OUT / raw / "config.json").read_text())
+        raw["image_token_id"] = raw["text_config"]["vocab_size"] - 1
+        raw["vision_config"]["image_size"] = 128
     model, d, processor, image = image_model(name, raw, idefics3_processor)
     run = partial(logits_of_inputs, model)
     prompt = "<image> What is this?"

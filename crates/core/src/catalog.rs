@@ -410,6 +410,12 @@ pub static ENTRIES: &[Entry] = &[
         "2026-12-06"
     ),
     entry!(
+        "smolvlm2-500m-video-instruct",
+        "HuggingFaceTB/SmolVLM2-500M-Video-Instruct",
+        "a SmolLM2 language model behind SigLIP over 512-pixel tiles, each 4×4 patches shuffled into a token; its text model's vocabulary repeated at the top, unread",
+        "2026-12-07"
+    ),
+    entry!(
         "qwen3-vl-4b-instruct",
         "Qwen/Qwen3-VL-4B-Instruct",
         "Qwen3's layers in a wrapper tied by its own flag; interleaved multimodal RoPE; a vision tower with three deep-stack mergers, counted",

@@ -6541,6 +6541,9 @@ const IDEFICS3_INERT: &[&[&str]] = &[&[
     "pad_token_id",
     // SmolVLM's saved form of its pad token id.
     "_pad_token_id",
+    // SmolVLM2's published configs repeat the text model's vocabulary at the top, which
+    // transformers builds nothing from (the head and table are text_config's).
+    "vocab_size",
 ]];
 
 const fn llama(
