@@ -10,9 +10,6 @@ class AyaProjector(nn.Module):
         self.grid, self.shuffle = grid, shuffle
 
     def forward(self, x):  # [tiles, grid², hidden] -> [tiles, features, text]
-        B, _, D = x.shape
-        k = self.shuffle
-        s = self.grid // k
-        x = x.reshape(B, s, k, s, k, D).permute(0, 1, 3, 2, 4, 5).reshape(B, s * s, k * k * D)
+        x = pixel_shuffle(x, self.grid, self.shuffle)
         x, gate = self.linear_1(self.layernorm(x)).chunk(2, -1)
         return self.linear_2(F.silu(gate) * x)

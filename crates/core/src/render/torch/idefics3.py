@@ -8,8 +8,4 @@ class Idefics3Connector(nn.Module):
         self.grid, self.shuffle = grid, shuffle
 
     def forward(self, x):  # [frames, grid², hidden] -> [frames, features, text]
-        B, _, D = x.shape
-        k = self.shuffle
-        s = self.grid // k
-        x = x.reshape(B, s, k, s, k, D).permute(0, 1, 3, 2, 4, 5).reshape(B, s * s, k * k * D)
-        return self.modality_projection.proj(x)
+        return self.modality_projection.proj(pixel_shuffle(x, self.grid, self.shuffle))

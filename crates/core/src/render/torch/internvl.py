@@ -65,11 +65,7 @@ class InternVit(nn.Module):
             x = layer(x)
         if self.last_norm:
             x = self.layernorm(x)
-        x = x[:, 1:]
-        B, _, D = x.shape
-        k = self.shuffle
-        s = self.grid // k
-        return x.reshape(B, s, k, s, k, D).permute(0, 1, 3, 2, 4, 5).reshape(B, s * s, k * k * D)
+        return pixel_shuffle(x[:, 1:], self.grid, self.shuffle)
 
 
 class InternVlProjector(nn.Module):

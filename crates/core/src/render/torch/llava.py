@@ -1,3 +1,9 @@
+def pixel_shuffle(x, grid, k):  # [B, grid², D] -> [B, (grid / k)², k²·D]: each k × k patches side by side, row offset first
+    B, _, D = x.shape
+    s = grid // k
+    return x.reshape(B, s, k, s, k, D).permute(0, 1, 3, 2, 4, 5).reshape(B, s * s, k * k * D)
+
+
 class ClipAttention(nn.Module):
     """CLIP's attention over an image's patches: every patch sees every other (no mask)."""
 

@@ -29,6 +29,12 @@ def patch_embed(pixels, W, name, p):
     return patches @ kernel.reshape(kernel.shape[0], -1).T  # [g², d]
 
 
+def pixel_shuffle(x, k):
+    # x: [g², d], a square of patches row by row -> [(g / k)², k²·d]: each k×k patches side by side, row offset first
+    s = int(len(x) ** 0.5) // k  # features along a side
+    return x.reshape(s, k, s, k, -1).transpose(0, 2, 1, 3, 4).reshape(s * s, -1)
+
+
 def vit_layer(x, W, L, I):
     # x: [N, d] -> [N, d], a ViT encoder layer (CLIP's, SigLIP's) under the name prefix L: attention among every patch, then the MLP
     H = I["heads"]
@@ -298,9 +304,7 @@ def llama4_tile(pixels, W, I):
     cos, sin = llama4_rope(g, x.shape[-1] // I["heads"], I["theta"])
     for i in range(I["depth"]):
         x = llama4_layer(x, W, f"{T}model.layers.{i}.", I, cos, sin)  # [g² + 1, d]
-    x = tower_norm(x, W, T + "layernorm_post", I["eps"])[:-1]  # [g², d], the class token dropped
-    s = g // k  # features along a side
-    x = x.reshape(s, k, s, k, -1).transpose(0, 2, 1, 3, 4).reshape(s * s, -1)  # [features, k²·d]: each k×k patches side by side, row offset first
+    x = pixel_shuffle(tower_norm(x, W, T + "layernorm_post", I["eps"])[:-1], k)  # [features, k²·d], the class token dropped
     gelu = lambda y: act(y, "gelu")
     x = gelu(tower_linear(gelu(tower_linear(x, W, T + "vision_adapter.mlp.fc1", False)), W, T + "vision_adapter.mlp.fc2", False))
     return tower_linear(x, W, I["projector"] + "linear_1", False)  # [features, hidden]
@@ -343,7 +347,6 @@ def image_features(pixels, W):
 def internvl_tile(pixels, W, I):
     # pixels: [channels, image, image] -> [features, hidden]: InternViT over one tile, the pixel shuffle and the projector
     T, k = I["tower"], I["shuffle"]
-    g = I["image"] // I["patch"]  # patches along a side
     x = patch_embed(pixels, W, T + "embeddings.patch_embeddings.projection.weight", I["patch"]) + W[T + "embeddings.patch_embeddings.projection.bias"]  # [g², d]
     x = np.concatenate([W[T + "embeddings.cls_token"][0], x])  # [1 + g², d], the class token first
     if I["positions"]:
@@ -367,8 +370,7 @@ def internvl_tile(pixels, W, I):
         x = x + W[L + "lambda_2"] * tower_linear(m, W, L + "mlp.fc2")  # [N, d]
     if I["last_norm"]:
         x = tower_norm(x, W, T + "layernorm", I["eps"])
-    s = g // k  # features along a side
-    x = x[1:].reshape(s, k, s, k, -1).transpose(0, 2, 1, 3, 4).reshape(s * s, -1)  # [features, k²·d]: the class token dropped, each k×k patches side by side, row offset first
+    x = pixel_shuffle(x[1:], k)  # [features, k²·d], the class token dropped
     P = I["projector"]
     x = act(tower_linear(tower_norm(x, W, P + "layer_norm", 1e-5), W, P + "linear_1"), I["projector_act"])  # [features, hidden]
     return tower_linear(x, W, P + "linear_2")  # [features, hidden]
@@ -384,10 +386,8 @@ def image_features(pixels, W):
 
 def aya_tile(pixels, W, I):
     # pixels: [channels, image, image] -> [features, hidden]: SigLIP to the state read, the pixel shuffle and the SwiGLU projector
-    k = I["shuffle"]
-    s = I["image"] // I["patch"] // k  # features along a side
     x = siglip(pixels, W, I, None if I["last_norm"] else I["layers_run"])  # [g², d]: the tower's output, or a hidden state before its last LayerNorm
-    x = x.reshape(s, k, s, k, -1).transpose(0, 2, 1, 3, 4).reshape(s * s, -1)  # [features, k²·d]: each k×k patches side by side, row offset first
+    x = pixel_shuffle(x, I["shuffle"])  # [features, k²·d]
     P = I["projector"]
     if I["projector_norm"] is not None:  # Aya Vision's LayerNorm
         x = tower_norm(x, W, P + "layernorm", I["projector_norm"])
@@ -407,10 +407,7 @@ def image_features(pixels, W):
 
 def idefics3_frame(pixels, W, I):
     # pixels: [channels, image, image] -> [features, hidden]: SigLIP to its last LayerNorm (a whole frame's patches at their own positions), the pixel shuffle and the connector's bias-free map
-    k = I["shuffle"]
-    s = I["image"] // I["patch"] // k  # features along a side
-    x = siglip(pixels, W, I)  # [g², d]
-    x = x.reshape(s, k, s, k, -1).transpose(0, 2, 1, 3, 4).reshape(s * s, -1)  # [features, k²·d]: each k×k patches side by side, row offset first
+    x = pixel_shuffle(siglip(pixels, W, I), I["shuffle"])  # [features, k²·d]
     return tower_linear(x, W, I["projector"] + "modality_projection.proj", bias=False)  # [features, hidden]
 
 
