@@ -13,9 +13,9 @@ use candle_core::{Device, Tensor};
 use pulp::{Simd, WithSimd};
 
 /// Output rows per panel.
-const PANEL: usize = 32;
+pub(crate) const PANEL: usize = 32;
 /// Rows of `x` per unit of work: a multiple of every tile height below.
-const ROWS: usize = 96;
+pub(crate) const ROWS: usize = 96;
 /// Panels start on this many floats (a cache line), so no vector load straddles two lines.
 const ALIGN: usize = 16;
 
@@ -92,6 +92,11 @@ impl Packed {
         &self.data[self.start..self.start + self.out.div_ceil(PANEL) * PANEL * self.n]
     }
 
+    /// Panel `p`: rows 32p..32p + 32, column-major ([n, 32]).
+    pub(crate) fn panel(&self, p: usize) -> &[f32] {
+        &self.panels()[p * PANEL * self.n..][..PANEL * self.n]
+    }
+
     fn panels_mut(&mut self) -> &mut [f32] {
         let len = self.out.div_ceil(PANEL) * PANEL * self.n;
         &mut self.data[self.start..self.start + len]
@@ -158,6 +163,34 @@ impl Packed {
             }
         });
     }
+}
+
+/// `y[row0 + i, col0 + j] = Σₖ x[i, k] · panel[k, j]` for one panel laid out as `Packed`'s
+/// (element (k, j) at 32k + j) and the rows of `x` ([_, n]), the columns past `outs` left
+/// alone: `qlinear`'s prompt path runs its dequantized weight rows as `x` against a prompt's
+/// packed rows. `y` is [_, outs], its rows `row0..` this caller's alone.
+pub(crate) fn panel_product(
+    x: &[f32],
+    n: usize,
+    panel: &[f32],
+    (row0, col0): (usize, usize),
+    outs: usize,
+    y: &Shared,
+) {
+    assert_eq!(
+        panel.len(),
+        PANEL * n,
+        "panel_product: the panel is not [n, 32]"
+    );
+    pulp::Arch::new().dispatch(Product {
+        x,
+        panel,
+        n,
+        row0,
+        col0,
+        outs,
+        y,
+    })
 }
 
 /// Calls `f` with the values of an f32 CPU tensor, row-major, read in place when it is

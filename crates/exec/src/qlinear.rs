@@ -26,9 +26,9 @@
 //!   to f32 would cost a multiply–add for 16 and the dequantization itself. Here `x` is held in
 //!   two bytes a value, not one (`x86::Split`): a prompt's projections stay as close to f32 as
 //!   the f32 kernel they replace, at two dpbusd a step;
-//! - a prompt elsewhere: a unit's weight rows dequantized once to f32, then dotted with the rows
-//!   of `x` two rows of `x` by four weight rows at a time (`dots_f32`), each load feeding several
-//!   multiply–adds, each pair's sum in the order it would have alone.
+//! - a prompt elsewhere: the prompt's rows packed once as `linear` packs a weight, a unit's
+//!   weight rows dequantized once to f32, and `linear`'s kernel run with the two swapped (tiles
+//!   of weight rows by a panel of 32 prompt rows in registers) into yᵀ, then transposed.
 //!   A prompt's activations are never quantized to 8 bits, on any path, so that a stored
 //!   model's prompt gives one answer on every CPU (to the order of the sums).
 //!
@@ -39,6 +39,7 @@
 //! for those), but multiply Q4_1, Q5_0 and Q5_1 in scalar code and a prompt's rows one by
 //! one, which is why this module exists.
 
+use crate::linear::{panel_product, Packed, PANEL};
 use crate::pool::{for_ranges, Shared};
 use candle_core::{Device, Tensor};
 use half::f16;
@@ -307,51 +308,36 @@ impl QLinear {
         }
         if m >= PROMPT {
             // A prompt's activations unquantized on every path, as the AVX-512 tiles take
-            // them: each row of the unit dequantized once, dotted with every row of `x` in f32,
-            // so that a stored model's prompt gives the same logits on every CPU (to the order
-            // of the sums), not 8-bit activations' rounding where AVX-512 is missing.
+            // them, so that a stored model's prompt gives the same logits on every CPU (to the
+            // order of the sums), not 8-bit activations' rounding where AVX-512 is missing:
+            // the prompt's rows packed once as `linear` packs a weight, each unit of weight
+            // rows dequantized once to f32 (in vector code) and run against them by its
+            // kernel as the rows of its `x`, into yᵀ [out, m].
+            let tokens = Packed::new(x, m, n);
+            let mut yt = vec![0f32; out * m];
+            let shared = Shared::new(&mut yt);
             for_ranges(out.div_ceil(UNIT), m * n * out / 4, |units| {
+                let mut unpacked = Unpacked::new(nb);
                 let mut w = vec![0f32; UNIT * n];
-                let mut q = [0i8; QK];
                 for u in units {
                     let rows = u * UNIT..out.min((u + 1) * UNIT);
-                    for (r, o) in rows.clone().enumerate() {
-                        let w = &mut w[r * n..(r + 1) * n];
-                        for j in 0..nb {
-                            let (d, min) = self.block.decode(self.row(o), j, &mut q);
-                            for (i, (v, &q)) in
-                                w[j * QK..(j + 1) * QK].iter_mut().zip(&q).enumerate()
-                            {
-                                *v = d[i / 16] * q as f32 + min;
-                            }
-                        }
+                    let w = &mut w[..rows.len() * n];
+                    for (row, o) in w.chunks_exact_mut(n).zip(rows.clone()) {
+                        unpacked.fill(path, self.block, self.row(o));
+                        unpacked.widen(row);
                     }
-                    // Blocks of XS rows of `x` by WS weight rows, a partial one repeating its
-                    // last row (whose sums are not stored).
-                    let last = rows.len() - 1;
-                    for i in (0..m).step_by(XS) {
-                        let xs: [&[f32]; XS] = std::array::from_fn(|a| {
-                            let i = (i + a).min(m - 1);
-                            &x[i * n..(i + 1) * n]
-                        });
-                        for r in (0..rows.len()).step_by(WS) {
-                            let ws: [&[f32]; WS] = std::array::from_fn(|b| {
-                                let r = (r + b).min(last);
-                                &w[r * n..(r + 1) * n]
-                            });
-                            let v = dots_f32(path, xs, ws);
-                            for (a, row) in v.iter().enumerate().take(m - i) {
-                                for (b, &v) in row.iter().enumerate().take(rows.len() - r) {
-                                    let o = rows.start + r + b;
-                                    // SAFETY: y is [m, out] and (i + a, o) belongs to this
-                                    // unit alone.
-                                    unsafe { y.part((i + a) * out + o, 1)[0] = v }
-                                }
-                            }
-                        }
+                    for t in 0..m.div_ceil(PANEL) {
+                        panel_product(w, n, tokens.panel(t), (rows.start, t * PANEL), m, &shared);
                     }
                 }
             });
+            // SAFETY: y is [m, out], and the threads that wrote yᵀ are done.
+            let y = unsafe { y.part(0, m * out) };
+            for (t, y) in y.chunks_exact_mut(out).enumerate() {
+                for (o, v) in y.iter_mut().enumerate() {
+                    *v = yt[o * m + t];
+                }
+            }
             return;
         }
         let xq = Q8Rows::new(x, m, n);
@@ -382,63 +368,6 @@ impl QLinear {
                 }
             }
         });
-    }
-}
-
-/// Rows of `x` and dequantized weight rows a prompt's product takes at once (`dots_f32`):
-/// their 8 vectors of sums stay in registers, each load feeding two or four multiply–adds.
-const XS: usize = 2;
-const WS: usize = 4;
-
-/// Σ x·w in f32 for each of `xs` with each of `ws`, each eight sums side by side (vectorized
-/// with AVX2's FMA on that path): each pair summed in the same order as it would be alone.
-fn dots_f32(path: Path, xs: [&[f32]; XS], ws: [&[f32]; WS]) -> [[f32; WS]; XS] {
-    #[inline(always)]
-    fn sums(xs: [&[f32]; XS], ws: [&[f32]; WS]) -> [[f32; WS]; XS] {
-        let whole = xs[0].len() / 8 * 8;
-        let mut acc = [[[0f32; 8]; WS]; XS];
-        // Eight columns at a time of every row, as arrays the compiler keeps in registers (no
-        // closures here: they would not inherit the caller's FMA, and `mul_add` would call
-        // out for each product).
-        let (mut x, mut w) = ([[0f32; 8]; XS], [[0f32; 8]; WS]);
-        for c in (0..whole).step_by(8) {
-            for (x, r) in x.iter_mut().zip(&xs) {
-                x.copy_from_slice(&r[c..c + 8]);
-            }
-            for (w, r) in w.iter_mut().zip(&ws) {
-                w.copy_from_slice(&r[c..c + 8]);
-            }
-            for a in 0..XS {
-                for b in 0..WS {
-                    for k in 0..8 {
-                        acc[a][b][k] = x[a][k].mul_add(w[b][k], acc[a][b][k]);
-                    }
-                }
-            }
-        }
-        std::array::from_fn(|a| {
-            std::array::from_fn(|b| {
-                let tail: f32 = (xs[a][whole..].iter())
-                    .zip(&ws[b][whole..])
-                    .map(|(x, w)| x * w)
-                    .sum();
-                acc[a][b].iter().sum::<f32>() + tail
-            })
-        })
-    }
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2,fma")]
-    unsafe fn sums_fma(xs: [&[f32]; XS], ws: [&[f32]; WS]) -> [[f32; WS]; XS] {
-        sums(xs, ws)
-    }
-    match path {
-        Path::Scalar => sums(xs, ws),
-        #[cfg(target_arch = "x86_64")]
-        // SAFETY: the path's features were seen by `available`.
-        Path::Avx2 | Path::Avx512 => unsafe { sums_fma(xs, ws) },
-        // (No such path is available off x86-64.)
-        #[cfg(not(target_arch = "x86_64"))]
-        Path::Avx2 | Path::Avx512 => sums(xs, ws),
     }
 }
 
@@ -534,6 +463,20 @@ impl Unpacked {
             Path::Avx2 | Path::Avx512 => unsafe { x86::unpack(block, row, self) },
             #[cfg(not(target_arch = "x86_64"))]
             Path::Avx2 | Path::Avx512 => unreachable!("only the scalar path exists here"),
+        }
+    }
+
+    /// The row as f32 values into `out`: each d·q + m.
+    fn widen(&self, out: &mut [f32]) {
+        for (c, (out, q)) in out
+            .chunks_exact_mut(16)
+            .zip(self.q.chunks_exact(16))
+            .enumerate()
+        {
+            let (d, min) = (self.d[c], self.m[c / 2]);
+            for (v, &q) in out.iter_mut().zip(q) {
+                *v = d * f32::from(q) + min;
+            }
         }
     }
 
