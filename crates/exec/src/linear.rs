@@ -15,7 +15,7 @@ use pulp::{Simd, WithSimd};
 /// Output rows per panel.
 pub(crate) const PANEL: usize = 32;
 /// Rows of `x` per unit of work: a multiple of every tile height below.
-pub(crate) const ROWS: usize = 96;
+const ROWS: usize = 96;
 /// Panels start on this many floats (a cache line), so no vector load straddles two lines.
 const ALIGN: usize = 16;
 

@@ -557,7 +557,7 @@ pub enum Reading {
     Square,
     /// Tiles of the tower's size, as its processor cuts an image (a grid of them, and where
     /// there are several the whole image shrunk to one more): Llama 4's, InternVL's, Aya
-    /// Vision's, Command A Vision's. Its figures are per tile.
+    /// Vision's, Command A Vision's, Idefics3's. Its figures are per tile.
     Tiles,
     /// The image at the size its processor resizes it to, sides multiples of the pixels a
     /// feature spans (Pixtral's, the Qwen VL models'); its figures are stated for a square
