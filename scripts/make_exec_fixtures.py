@@ -1484,7 +1484,8 @@ def image_flops(model, raw, pixels):
     read = model.config.vision_feature_layer
     states = model.config.vision_config.num_hidden_layers + 1
     run = max(i % states for i in (read if isinstance(read, list) else [read]))
-    modules = ["CLIPVisionModel.embeddings", "LlavaMultiModalProjector", "VipLlavaMultiModalProjector"]
+    modules = ["CLIPVisionModel.embeddings", "LlavaMultiModalProjector", "VipLlavaMultiModalProjector",
+               "VideoLlavaMultiModalProjector"]
     modules += [f"CLIPVisionModel.encoder.layers.{i}" for i in range(run)]
     return sum(counts.get(m, 0) for m in modules)
 
@@ -1598,6 +1599,62 @@ def make_idefics3_image(name, raw):
     (d / "expected.json").write_text(json.dumps(expected) + "\n")
     print(f"image/{name}: {sum(p.numel() for p in model.parameters()):,} params, logits {tuple(logits.shape)}, "
           f"frames {tuple(pixels.shape)}")
+
+
+# Video-LLaVA seeing an image: LLaVA's CLIP tower (28 pixels in patches of 7) as its image tower,
+# a video tower of the same config stored beside it and unread, LLaVA's projector of the
+# second-to-last layer's states without the class token's; a JPEG through its saved
+# VideoLlavaProcessor (its image processor NumPy's alone), `<image>` repeated once per feature.
+VIDEO_LLAVA_IMAGES = {
+    "video-llava-jpeg": {"model_type": "video_llava", "architectures": ["VideoLlavaForConditionalGeneration"],
+                         "image_token_index": 127, "video_token_index": 126,
+                         "text_config": dict(LLAVA_TEXT, vocab_size=128),
+                         "vision_config": dict(LLAVA_CLIP, patch_size=7)},
+}
+
+
+def video_llava_processor(d, raw):
+    """The image (image.jpg) and VideoLlavaProcessor saved in `d` for the model `raw` configures:
+    `<video>` and `<image>` its last two ids, its tokenizer adding the BOS as Llama's does."""
+    from tokenizers import processors
+    from transformers import VideoLlavaProcessor, VideoLlavaVideoProcessor
+    photo(d / "image.jpg", 45, 61, 25, lambda x, y: [x * 3.0, (x + y) * 2.5, y * 4.5])
+    v = raw["vision_config"]
+    side = v["image_size"]
+    image_processor = saved_image_processor({"image_processor_type": "VideoLlavaImageProcessor",
+                                             "size": {"shortest_edge": side},
+                                             "crop_size": {"height": side, "width": side}}, "pil")
+    size = raw["text_config"]["vocab_size"]
+    assert size - 1 == raw["image_token_index"]
+    fast = word_tokenizer(size, ["<pad>", "<s>", "</s>"], ["USER:", "ASSISTANT:", "What", "is", "this?"],
+                          ["<video>", "<image>"], bos_token="<s>", eos_token="</s>")
+    fast.backend_tokenizer.post_processor = processors.TemplateProcessing(single="<s> $A", special_tokens=[("<s>", 1)])
+    processor = VideoLlavaProcessor(image_processor=image_processor, video_processor=VideoLlavaVideoProcessor(),
+                                    tokenizer=fast, patch_size=v["patch_size"], chat_template=LLAVA_CHAT)
+    processor.save_pretrained(d)
+    return processor
+
+
+def make_video_llava_image(name, raw):
+    import numpy
+    model, d, processor, image = image_model(name, raw, video_llava_processor)
+    run = partial(logits_of_inputs, model)
+    prompt = "<image> What is this?"
+    plain = processor(text=[prompt], images=[image], return_tensors="pt")
+    pixels = plain["pixel_values_images"]
+    logits = run(plain)
+    flops = image_flops(model, raw, pixels)
+    numpy.save(d / "pixels.npy", pixels[0].numpy().astype(numpy.float32))
+    expected = {"transformers": transformers.__version__, "ids": plain["input_ids"][0].tolist(),
+                "prompt_text": prompt, "logits": logits.tolist(), "image_flops": flops}
+    expected["chat"] = processor_chat(processor, image, run)
+    with torch.no_grad():
+        out = model.generate(**plain, max_new_tokens=4, do_sample=False)
+    expected["generated"] = out[0, plain["input_ids"].shape[1]:].tolist()
+    expected["prompt"] = {"text": QUESTION, "ids": processor.tokenizer(QUESTION)["input_ids"]}
+    (d / "expected.json").write_text(json.dumps(expected) + "\n")
+    print(f"image/{name}: {sum(p.numel() for p in model.parameters()):,} params, logits {tuple(logits.shape)}, "
+          f"pixels {tuple(pixels.shape)}, image flops {flops}")
 
 
 QUESTION = "What is this?"
@@ -2635,6 +2692,7 @@ if __name__ == "__main__":
                             (COHERE2_VISION_IMAGES, make_tiled_image), (GIT_IMAGES, make_git_image),
                             (DEEPSEEK_VL_IMAGES, make_deepseek_vl_image),
                             (IDEFICS3_IMAGES, make_idefics3_image),
+                            (VIDEO_LLAVA_IMAGES, make_video_llava_image),
                             (CONFIGS, make)]:
         for name, raw in table.items():
             if not only or name in only:

@@ -146,6 +146,9 @@ CASES = {
                                                                         "min_size": 16}),
     "deepseek-vl-no-pad": ("q75.jpg", "DeepseekVLImageProcessor", {"size": {"height": 30, "width": 30},
                                                                    "do_pad": False}),
+    # Video-LLaVA's: CLIP's, in NumPy's code alone.
+    "video-llava": ("q95-444.jpg", "VideoLlavaImageProcessor", {"size": {"shortest_edge": 30},
+                                                                "crop_size": {"height": 26, "width": 26}}),
     # Idefics3's frames: the longer side to the size (the other truncated, made even), up to
     # whole tiles (2×2 of 32, the whole image a fifth), Lanczos by default; an image within one
     # tile (one frame); no splitting (resized to one tile, bicubic); SmolVLM's under its own name,
@@ -160,6 +163,8 @@ CASES = {
     "smolvlm-tall": ("tall.png", "SmolVLMImageProcessor", {"size": {"longest_edge": 50},
                                                            "max_image_size": {"longest_edge": 16}}),
 }
+# Cases whose class has NumPy's code alone (transformers falls back to it from torchvision).
+NUMPY_ONLY = {"video-llava"}
 # Cases whose class has torchvision's backend alone: no pixels.npy.
 TORCHVISION_ONLY = {"llama4-one-tile", "llama4-tiles", "llama4-max-canvas", "cohere2-vision-tiles",
                     "cohere2-vision-one", "cohere2-vision-whole"}
@@ -180,6 +185,8 @@ def processed(processor, path):
     if "Llama4" in type(processor).__name__:
         return processor(images=image, return_tensors="pt")["pixel_values"].float().numpy()
     out = processor(images=image, return_tensors="np")
+    if "pixel_values_images" in out:  # Video-LLaVA's name for them
+        return out["pixel_values_images"][0]
     if "pixel_attention_mask" in out:  # Idefics3's frames: [1, frames, 3, S, S]
         frames = out["pixel_values"][0]
         return frames if len(frames) > 1 else frames[0]
@@ -207,7 +214,8 @@ def main():
         with tempfile.TemporaryDirectory() as tmp:
             (pathlib.Path(tmp) / "preprocessor_config.json").write_text(json.dumps(config))
             tv = AutoImageProcessor.from_pretrained(tmp, backend="torchvision")
-            assert tv.backend == "torchvision", tv
+            # (A class with NumPy's code alone is given in its place: the same pixels.)
+            assert case in NUMPY_ONLY or tv.backend == "torchvision", tv
             if case in TORCHVISION_ONLY:
                 pixels = processed(tv, path)
                 numpy.save(d / "pixels_torchvision.npy", pixels.astype(numpy.float32))
@@ -215,7 +223,7 @@ def main():
                 print(f"{case}: {image} through {cls}: {pixels.shape}, torchvision's alone")
                 continue
             pil = AutoImageProcessor.from_pretrained(tmp, backend="pil")
-            assert pil.backend == "pil", pil
+            assert case in NUMPY_ONLY or pil.backend == "pil", pil
             # Every setting as the class holds it, saved as transformers saves it.
             saved = pil.to_dict()
             pixels = processed(pil, path)

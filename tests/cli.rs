@@ -620,6 +620,7 @@ fn run_chats_about_an_image_as_transformers_processor_does() {
         "image/smolvlm-jpeg",
         "image/idefics3-whole",
         "image/smolvlm2-500m-video-instruct",
+        "image/video-llava-jpeg",
     ] {
         let model = exec_fixture(name);
         let image = model.join("image.jpg");

@@ -4565,6 +4565,7 @@ pub static FAMILIES: &[Family] = &[
                 towers::video_llava_projector,
             ),
         ],
+        image: Some(towers::video_llava_image),
         ..wrapper(
             "video_llava",
             "Video-LLaVA",

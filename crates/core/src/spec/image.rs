@@ -677,6 +677,10 @@ pub struct Llava {
     /// The ε of a LayerNorm over the joined states before the projector's maps (VipLlava's
     /// `projector_layernorm`), where it has one.
     pub projector_norm: Option<f64>,
+    /// A second tower of the same config stored beside the one read, which an image does not
+    /// read: Video-LLaVA's video tower, named as its image tower with `video_tower` for
+    /// `image_tower`.
+    pub video_tower: bool,
 }
 
 impl Llava {

@@ -85,8 +85,9 @@ pub struct Processor {
     pub convert_rgb: bool,
     /// How the image is cut into tiles of the resize's square size, where it is.
     pub cut: Option<Cut>,
-    /// The model whose class transformers gives torchvision's backend alone, where it does.
-    pub torchvision_only: Option<&'static str>,
+    /// The one backend transformers gives the class, and the model whose class it is, where
+    /// it gives one alone.
+    pub one_backend: Option<(Backend, &'static str)>,
     /// The colour the resized image is padded with to a square, centred, where it is.
     pub pad_square: Option<[u8; 3]>,
 }
@@ -131,8 +132,8 @@ struct Defaults {
     /// Whether and how the image is cut into tiles of the square size (`tiling` and `crops`
     /// read the settings).
     cuts: Cuts,
-    /// The model whose class has torchvision's backend alone, where it does.
-    torchvision_only: Option<&'static str>,
+    /// The one backend the class has, and the model whose class it is, where it has one alone.
+    one_backend: Option<(Backend, &'static str)>,
     /// It pads the resized image to a square of the mean's colour where `do_pad` says
     /// (DeepSeek-VL's).
     pad: bool,
@@ -163,7 +164,19 @@ fn defaults(class: &str) -> Option<Defaults> {
         square: true,
         convert_rgb: false,
         cuts: Cuts::Never,
-        torchvision_only: None,
+        one_backend: None,
+        pad: false,
+    };
+    let clip = Defaults {
+        filter: Filter::Bicubic,
+        mean: CLIP_MEAN,
+        std: CLIP_STD,
+        size: Size::ShortestEdge(224),
+        crop: Some(224),
+        square: false,
+        convert_rgb: true,
+        cuts: Cuts::Never,
+        one_backend: None,
         pad: false,
     };
     let blip = Defaults {
@@ -175,22 +188,11 @@ fn defaults(class: &str) -> Option<Defaults> {
         square: true,
         convert_rgb: true,
         cuts: Cuts::Never,
-        torchvision_only: None,
+        one_backend: None,
         pad: false,
     };
     Some(match base {
-        "CLIPImageProcessor" | "BitImageProcessor" => Defaults {
-            filter: Filter::Bicubic,
-            mean: CLIP_MEAN,
-            std: CLIP_STD,
-            size: Size::ShortestEdge(224),
-            crop: Some(224),
-            square: false,
-            convert_rgb: true,
-            cuts: Cuts::Never,
-            torchvision_only: None,
-            pad: false,
-        },
+        "CLIPImageProcessor" | "BitImageProcessor" => clip,
         "SiglipImageProcessor" => Defaults {
             filter: Filter::Bicubic,
             mean: HALF,
@@ -200,7 +202,7 @@ fn defaults(class: &str) -> Option<Defaults> {
             square: false,
             convert_rgb: true,
             cuts: Cuts::Never,
-            torchvision_only: None,
+            one_backend: None,
             pad: false,
         },
         "ViTImageProcessor" => vit,
@@ -223,7 +225,7 @@ fn defaults(class: &str) -> Option<Defaults> {
             square: false,
             convert_rgb: true,
             cuts: Cuts::Never,
-            torchvision_only: None,
+            one_backend: None,
             pad: false,
         },
         // Its multiple is the processor's (`from_folder`), else the image processor's patch.
@@ -239,7 +241,7 @@ fn defaults(class: &str) -> Option<Defaults> {
             square: true,
             convert_rgb: true,
             cuts: Cuts::Never,
-            torchvision_only: None,
+            one_backend: None,
             pad: false,
         },
         "Llama4ImageProcessor" => Defaults {
@@ -251,7 +253,7 @@ fn defaults(class: &str) -> Option<Defaults> {
             square: true,
             convert_rgb: true,
             cuts: Cuts::Canvas,
-            torchvision_only: Some("Llama 4's"),
+            one_backend: Some((Backend::Torchvision, "Llama 4's")),
             pad: false,
         },
         "BlipImageProcessor" => blip,
@@ -264,7 +266,7 @@ fn defaults(class: &str) -> Option<Defaults> {
         "Cohere2VisionImageProcessor" => Defaults {
             size: square(512),
             cuts: Cuts::Crops(Grid::Upscale, true),
-            torchvision_only: Some("Command A Vision's"),
+            one_backend: Some((Backend::Torchvision, "Command A Vision's")),
             ..blip
         },
         // BLIP's settings, its longer side fitted to the size, padded to a square; no RGB
@@ -274,6 +276,11 @@ fn defaults(class: &str) -> Option<Defaults> {
             convert_rgb: false,
             pad: true,
             ..blip
+        },
+        // Video-LLaVA's: CLIP's, in NumPy alone (transformers falls back to it from torchvision).
+        "VideoLlavaImageProcessor" => Defaults {
+            one_backend: Some((Backend::Pil, "Video-LLaVA's")),
+            ..clip
         },
         // SmolVLM's is Idefics3's under another name.
         "Idefics3ImageProcessor" | "SmolVLMImageProcessor" => Defaults {
@@ -288,7 +295,7 @@ fn defaults(class: &str) -> Option<Defaults> {
 
 /// The classes `defaults` knows, for the refusal of others.
 const READ: &str =
-    "CLIP's, SigLIP's, ViT's, BLIP's, BiT's, Gemma 3's, Qwen2-VL's, Llama 4's, Pixtral's, GOT-OCR 2's, Command A Vision's, DeepSeek-VL's, Idefics3's and SmolVLM's";
+    "CLIP's, SigLIP's, ViT's, BLIP's, BiT's, Video-LLaVA's, Gemma 3's, Qwen2-VL's, Llama 4's, Pixtral's, GOT-OCR 2's, Command A Vision's, DeepSeek-VL's, Idefics3's and SmolVLM's";
 
 impl Processor {
     /// The processor a checkpoint folder holds: `preprocessor_config.json`, else
@@ -526,7 +533,7 @@ impl Processor {
             normalize,
             convert_rgb: flag("do_convert_rgb", d.convert_rgb)?,
             cut,
-            torchvision_only: d.torchvision_only,
+            one_backend: d.one_backend,
             pad_square,
         })
     }
@@ -534,9 +541,14 @@ impl Processor {
     /// The image's pixel values as `backend` makes them, channels first; an error where that
     /// backend has no such filter.
     pub fn process(&self, image: &Image, backend: Backend) -> Result<Processed, String> {
-        if let (Some(model), Backend::Pil) = (self.torchvision_only, backend) {
-            return Err(format!("has no PIL backend in transformers ({model} is torchvision's alone); give --image-backend torchvision"));
-        }
+        let backend = match (self.one_backend, backend) {
+            (Some((Backend::Torchvision, model)), Backend::Pil) => {
+                return Err(format!("has no PIL backend in transformers ({model} is torchvision's alone); give --image-backend torchvision"));
+            }
+            // transformers falls back to the PIL backend for a class that has no other.
+            (Some((Backend::Pil, _)), _) => Backend::Pil,
+            (Some(_) | None, backend) => backend,
+        };
         // What the settings ask to make is bounded as what a file may hold.
         let bounded = |height: usize, width: usize| {
             match (height * width) as u64 <= decode::MAX_PIXELS {

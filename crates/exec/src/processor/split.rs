@@ -60,7 +60,7 @@ impl Split {
         let (rows, cols) = (h / t, w / t);
         // Published processors cut at most 4×4 tiles (and their vocabularies name 6×6).
         if rows * cols > MAX_TILES {
-            return Err(format!("cuts it into {rows}×{cols} tiles, {t} pixels a side; anatomy cuts at most {MAX_TILES}: the processor's max_image_size is small for its size"));
+            return Err(format!("cuts it into {rows}×{cols} tiles of {t}×{t} pixels; anatomy cuts at most {MAX_TILES}: the processor's max_image_size is small for its size"));
         }
         let mut images: Vec<Image> = (0..rows * cols)
             .map(|i| cut(&resized, (i / cols) * t, (i % cols) * t, t))

@@ -774,23 +774,48 @@ fn siglip2<'a>(top: &Config<'a>) -> Result<Option<(Vit<'a>, bool)>> {
 /// reads (`vision_feature_layer`, with or without the class token's), its projector's
 /// activation and biases, and the placeholder id (`image_token_index`, or `image_token_id`).
 pub fn llava_image(top: &Config) -> Result<Option<ImageInput>> {
-    llava_input(top, false)
+    llava_input(top, Kind::Llava)
 }
 
 /// How VipLlava runs an image: LLaVA's way, reading `vision_feature_layers` (by default
 /// [-2, -5, -8, -11, 6]) without the class token, its projector's maps biased and a LayerNorm
 /// (`projector_layernorm_eps`) before them.
 pub fn vipllava_image(top: &Config) -> Result<Option<ImageInput>> {
-    llava_input(top, true)
+    llava_input(top, Kind::Vip)
 }
 
-fn llava_input(top: &Config, vip: bool) -> Result<Option<ImageInput>> {
-    let Some(t) = llava_clip(top)? else {
+/// How Video-LLaVA runs an image: LLaVA's way through its image tower (`image_tower.`, CLIP
+/// ViT-L/14 at 224 pixels where the wrapper has no vision config), its video tower stored
+/// beside it and not read.
+pub fn video_llava_image(top: &Config) -> Result<Option<ImageInput>> {
+    llava_input(top, Kind::Video)
+}
+
+/// The LLaVA wrappers that run an image through one CLIP tower.
+#[derive(Clone, Copy, PartialEq)]
+enum Kind {
+    Llava,
+    Vip,
+    Video,
+}
+
+fn llava_input(top: &Config, kind: Kind) -> Result<Option<ImageInput>> {
+    let vip = kind == Kind::Vip;
+    let found = match kind {
+        Kind::Llava | Kind::Vip => llava_clip(top)?,
+        Kind::Video => video_llava_clip(top)?,
+    };
+    let Some(t) = found else {
         return Ok(None);
     };
     let v = &t.v;
-    let absent = v.is_none();
-    let Some(image) = square(v, "image_size", if absent { 336 } else { 224 })? else {
+    // The wrapper's tower where it has no vision config (ViT-L/14 at 336 pixels, Video-LLaVA's
+    // at 224), else CLIPVisionConfig's image.
+    let image = match (v.is_none(), kind) {
+        (true, Kind::Llava | Kind::Vip) => 336,
+        (true, Kind::Video) | (false, _) => 224,
+    };
+    let Some(image) = square(v, "image_size", image)? else {
         return Ok(None);
     };
     let given = match vip {
@@ -860,7 +885,17 @@ fn llava_input(top: &Config, vip: bool) -> Result<Option<ImageInput>> {
         token: Some(token_id(top, "image_token_index", "image_token_id", 32000)?),
         placeholders: Placeholders::Run,
         encoder: ImageEncoder::Llava(Llava {
-            tower: t.runs(top, "vision_tower.", image, heads, eps, tower_act)?,
+            tower: t.runs(
+                top,
+                match kind {
+                    Kind::Llava | Kind::Vip => "vision_tower.",
+                    Kind::Video => "image_tower.",
+                },
+                image,
+                heads,
+                eps,
+                tower_act,
+            )?,
             projector: "multi_modal_projector.".into(),
             layers,
             drop_class,
@@ -870,6 +905,7 @@ fn llava_input(top: &Config, vip: bool) -> Result<Option<ImageInput>> {
                 true => Some(top.float("projector_layernorm_eps", 1e-5)?),
                 false => None,
             },
+            video_tower: kind == Kind::Video,
         }),
     }))
 }

@@ -115,6 +115,18 @@ pub(super) fn model(spec: &Spec, n: &Names, module: &str, image: &ImageInput) ->
             },
         ),
     ]);
+    // Video-LLaVA's video tower, of the image tower's config, is stored and not read.
+    let video = match l.video_tower {
+        true => fill(
+            &format!(
+                "        self.{} = ClipVision(${{channels}}, ${{image}}, ${{patch}}, ${{hidden}}, ${{intermediate}}, ${{heads}}, ${{layers}}, ${{eps}}, ${{act}})  # a video's, unread by an image\n",
+                sibling(&l.tower.prefix, "video_tower")
+            ),
+            &tower_vars(&l.tower),
+        ),
+        false => String::new(),
+    };
+    vars.insert(0, ("video", video));
     placeholder_model(
         spec,
         (n, module),
@@ -122,12 +134,21 @@ pub(super) fn model(spec: &Spec, n: &Names, module: &str, image: &ImageInput) ->
         vars,
         "LLaVA: the language model, CLIP's vision model and the projector beside it.",
         r#"        self.${tower} = ClipVision(${channels}, ${image}, ${patch}, ${hidden}, ${intermediate}, ${heads}, ${layers}, ${eps}, ${act})
-        self.${projector} = LlavaProjector(${joined}, ${text}, ${bias}, ${projector_act}${norm})
+${video}        self.${projector} = LlavaProjector(${joined}, ${text}, ${bias}, ${projector_act}${norm})
 
     def image_features(self, pixel_values):  # [B, ${channels}, ${image}, ${image}] -> [B · ${features}, ${text}]
         states = self.${tower}.states(pixel_values, ${layers_read})${drop}
         return self.${projector}(torch.cat(states, -1)).flatten(0, 1)"#,
     )
+}
+
+/// The module path of the tower `prefix` ("model.image_tower.") with its last name `name`.
+fn sibling(prefix: &str, name: &str) -> String {
+    let path = prefix.trim_end_matches('.');
+    match path.rsplit_once('.') {
+        Some((parent, _)) => format!("{parent}.{name}"),
+        None => name.to_string(),
+    }
 }
 
 /// A SigLIP wrapper's projector: the wrapper's name, the module's, its class's construction,
