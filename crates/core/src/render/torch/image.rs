@@ -126,7 +126,7 @@ pub(super) fn model(spec: &Spec, n: &Names, module: &str, image: &ImageInput) ->
         ),
         false => String::new(),
     };
-    vars.insert(0, ("video", video));
+    vars.push(("video", video));
     placeholder_model(
         spec,
         (n, module),
@@ -142,7 +142,7 @@ ${video}        self.${projector} = LlavaProjector(${joined}, ${text}, ${bias}, 
     )
 }
 
-/// The module path of the tower `prefix` ("model.image_tower.") with its last name `name`.
+/// The module path of the tower `prefix` ("model.image_tower.") with `name` in place of its last.
 fn sibling(prefix: &str, name: &str) -> String {
     let path = prefix.trim_end_matches('.');
     match path.rsplit_once('.') {
