@@ -866,6 +866,17 @@ def main():
         print(f"toy/{name}: {sum(p.numel() for p in model.state_dict().values()):,} params")
 
 
+def exact(model):
+    """The logits of `model`'s weights computed in float64 (`exact_logits`), where transformers
+    runs the model so: the answer both its float32 logits and anatomy's approximate, which tells
+    how far a badly conditioned config carries float32's rounding."""
+    import copy
+    try:
+        return {"exact_logits": logits_of(copy.deepcopy(model).double(), IDS).tolist()}
+    except Exception:  # a class that runs in float32 alone
+        return {}
+
+
 def mutants(n, out, seed, names=()):
     rng = random.Random(seed)
     paths = [p for p in sorted(CATALOG.glob("*.json")) if not names or p.stem in names]
@@ -879,7 +890,7 @@ def mutants(n, out, seed, names=()):
             logits_of(model, IDS)
             if decodes_as_prompted(cfg):
                 stepwise_logits(model, IDS[:2])  # a model transformers cannot decode is refused too
-            save(d, cfg, model, {"changed": changed})  # nor one it cannot save
+            save(d, cfg, model, {"changed": changed, **exact(model)})  # nor one it cannot save
         except Exception as e:  # transformers refuses: anatomy must refuse too
             shutil.rmtree(d, ignore_errors=True)
             d.mkdir(parents=True, exist_ok=True)

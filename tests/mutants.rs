@@ -1,8 +1,10 @@
 //! The property behind the toy copies: take a catalog config at toy size, remove some of its keys
 //! or give them another valid value (at the top level and inside the RoPE dict), and anatomy
 //! either refuses the config with an error or builds the model transformers builds: the same
-//! tensors (names, shapes, so the same counts) and the same logits within 1e-4. Where
-//! transformers refuses a config, anatomy must refuse it too.
+//! tensors (names, shapes, so the same counts) and the same logits within 1e-4, or, on a config
+//! so badly conditioned that float32's rounding carries past that, logits no farther from
+//! transformers' float64 ones than its float32 ones are. Where transformers refuses a config,
+//! anatomy must refuse it too.
 //!
 //! The cases come from scripts/make_toy_fixtures.py --mutants (transformers builds each one);
 //! $ANATOMY_MUTANTS sets how many (40), $ANATOMY_MUTANT_SEED which (a fixed seed), and
@@ -115,11 +117,22 @@ fn changed_configs_match_transformers_or_are_refused() {
             ),
             None => 0.0,
         };
-        if d < 1e-4 || d <= spread {
+        // On such a config both float32 answers stray from the exact one (transformers' in
+        // float64) in their own ways, and may stray from each other by the sum: anatomy's must
+        // then be no farther from the exact logits than transformers' float32 ones are.
+        let exact = expected
+            .get("exact_logits")
+            .map(|e| serde_json::from_value::<Vec<Vec<f32>>>(e.clone()).unwrap());
+        let as_exact = exact
+            .as_ref()
+            .is_some_and(|e| diff(&got, e) <= diff(&want, e));
+        if d < 1e-4 || d <= spread || as_exact {
             matched += 1;
         } else {
             bad.push(format!(
-                "{name} {changed}: max |Δlogit| = {d} (transformers' own two paths differ by {spread})"
+                "{name} {changed}: max |Δlogit| = {d} (transformers' own two paths differ by {spread}; from its float64 logits, anatomy's are {:?} away and its own {:?})",
+                exact.as_ref().map(|e| diff(&got, e)),
+                exact.as_ref().map(|e| diff(&want, e))
             ));
         }
     }
