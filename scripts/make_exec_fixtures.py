@@ -1591,14 +1591,7 @@ def make_idefics3_image(name, raw):
                 "prompt_text": prompt, "logits": logits.tolist(), "image_flops": counter.get_total_flops(),
                 "image_tokens": (plain["input_ids"][0] == raw["image_token_id"]).sum().item() // len(pixels),
                 "image_backend": "torchvision" if raw["model_type"] == "smolvlm" else "pil"}
-    expected["chat"] = processor_chat(processor, image, run)
-    with torch.no_grad():
-        out = model.generate(**plain, max_new_tokens=4, do_sample=False)
-    expected["generated"] = out[0, plain["input_ids"].shape[1]:].tolist()
-    expected["prompt"] = {"text": QUESTION, "ids": processor.tokenizer(QUESTION)["input_ids"]}
-    (d / "expected.json").write_text(json.dumps(expected) + "\n")
-    print(f"image/{name}: {sum(p.numel() for p in model.parameters()):,} params, logits {tuple(logits.shape)}, "
-          f"frames {tuple(pixels.shape)}")
+    finish_chat(d, name, (model, processor, image, run), plain, expected, f"frames {tuple(pixels.shape)}")
 
 
 # Video-LLaVA seeing an image: LLaVA's CLIP tower (28 pixels in patches of 7) as its image tower,
@@ -1647,17 +1640,26 @@ def make_video_llava_image(name, raw):
     numpy.save(d / "pixels.npy", pixels[0].numpy().astype(numpy.float32))
     expected = {"transformers": transformers.__version__, "ids": plain["input_ids"][0].tolist(),
                 "prompt_text": prompt, "logits": logits.tolist(), "image_flops": flops}
+    finish_chat(d, name, (model, processor, image, run), plain, expected, f"pixels {tuple(pixels.shape)}, image flops {flops}")
+
+
+QUESTION = "What is this?"
+
+
+def finish_chat(d, name, made, plain, expected, shown):
+    """`expected` (the prompt's ids and logits) completed and written to d/expected.json: the
+    chat about the image as the processor runs it, four greedy tokens from the prompt, and the
+    question's ids as the tokenizer gives them alone."""
+    model, processor, image, run = made
     expected["chat"] = processor_chat(processor, image, run)
     with torch.no_grad():
         out = model.generate(**plain, max_new_tokens=4, do_sample=False)
     expected["generated"] = out[0, plain["input_ids"].shape[1]:].tolist()
     expected["prompt"] = {"text": QUESTION, "ids": processor.tokenizer(QUESTION)["input_ids"]}
     (d / "expected.json").write_text(json.dumps(expected) + "\n")
-    print(f"image/{name}: {sum(p.numel() for p in model.parameters()):,} params, logits {tuple(logits.shape)}, "
-          f"pixels {tuple(pixels.shape)}, image flops {flops}")
-
-
-QUESTION = "What is this?"
+    logits = expected["logits"]
+    print(f"image/{name}: {sum(p.numel() for p in model.parameters()):,} params, "
+          f"logits ({len(logits)}, {len(logits[0])}), {shown}")
 
 
 def photo(path, height, width, seed, colour):
@@ -2673,14 +2675,7 @@ def make_deepseek_vl_image(name, raw):
     expected = {"transformers": transformers.__version__, "ids": plain["input_ids"][0].tolist(),
                 "prompt_text": prompt, "logits": logits.tolist(), "image_flops": counter.get_total_flops(),
                 "image_backend": "torchvision"}
-    expected["chat"] = processor_chat(processor, image, run)
-    with torch.no_grad():
-        out = model.generate(**plain, max_new_tokens=4, do_sample=False)
-    expected["generated"] = out[0, plain["input_ids"].shape[1]:].tolist()
-    expected["prompt"] = {"text": QUESTION, "ids": processor.tokenizer(QUESTION)["input_ids"]}
-    (d / "expected.json").write_text(json.dumps(expected) + "\n")
-    print(f"image/{name}: {sum(p.numel() for p in model.parameters()):,} params, logits {tuple(logits.shape)}, "
-          f"pixels {tuple(pixels.shape)}")
+    finish_chat(d, name, (model, processor, image, run), plain, expected, f"pixels {tuple(pixels.shape)}")
 
 
 if __name__ == "__main__":

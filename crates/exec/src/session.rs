@@ -432,7 +432,7 @@ pub fn framed(
                     }
                     format!("{grid}\n{whole}")
                 }
-                _ => return Err(Error::new(file, "--pixels", "holds several frames, whose grid of tiles (rows × columns) Idefics3's prompt lays out and the pixels do not say: give the image with --image, or the ids with the processor's layout written (--ids)")),
+                (_, Some(_) | None) => return Err(Error::new(file, "--pixels", "holds several frames, whose grid of tiles (rows × columns) Idefics3's prompt lays out and the pixels do not say: give the image with --image, or the ids with the processor's layout written (--ids)")),
             };
             Ok(text.replace(&p, &layout))
         }
