@@ -43,6 +43,8 @@ def check(module_path, fixture):
         import numpy as np
 
         inputs["pixel_values"] = torch.from_numpy(np.load(pixels))[None]
+        if "image_size" in expected:  # LLaVA-NeXT's features follow the image's own size
+            inputs["image_sizes"] = torch.tensor([expected["image_size"]])
     with torch.no_grad():
         logits = model(torch.tensor([expected["ids"]]), **inputs)[0].float()
     want = torch.tensor(expected["logits"], dtype=torch.float32)

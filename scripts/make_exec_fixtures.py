@@ -1643,6 +1643,119 @@ def make_video_llava_image(name, raw):
     finish_chat(d, name, (model, processor, image, run), plain, expected, f"pixels {tuple(pixels.shape)}, image flops {flops}")
 
 
+# LLaVA-NeXT seeing an image: LLaVA's CLIP tower (28 pixels in patches of 7) over the whole image
+# and the tiles of its canvas (the published canvases' shapes at 28 pixels a tile), the
+# canvas's features unpadded, a learned vector ending each row; a 61×45 JPEG through its saved
+# LlavaNextProcessor (NumPy's backend): a 2×2 canvas padded above and below, 70 features.
+# LLaVA-NeXT-Video's class runs an image the same way, through its own processor.
+LLAVA_NEXT_PINPOINTS = [[28, 56], [56, 28], [56, 56], [84, 28], [28, 84]]
+ONEVISION_PINPOINTS = [[28 * h, 28 * w] for h in range(1, 4) for w in range(1, 4)]
+ONEVISION_TEXT = dict(model_type="qwen2", hidden_size=32, intermediate_size=48, num_hidden_layers=2,
+                      num_attention_heads=4, num_key_value_heads=2, vocab_size=128)
+ONEVISION_SIGLIP = dict(model_type="siglip_vision_model", hidden_size=16, intermediate_size=24,
+                        num_hidden_layers=2, num_attention_heads=2, image_size=28, patch_size=7,
+                        vision_use_head=False)
+LLAVA_NEXT_IMAGES = {
+    "llava-next-jpeg": {"model_type": "llava_next", "architectures": ["LlavaNextForConditionalGeneration"],
+                        "image_token_index": 95, "image_grid_pinpoints": LLAVA_NEXT_PINPOINTS,
+                        "text_config": LLAVA_TEXT, "vision_config": dict(LLAVA_CLIP, patch_size=7)},
+    "llava-next-video-jpeg": {"model_type": "llava_next_video",
+                              "architectures": ["LlavaNextVideoForConditionalGeneration"],
+                              "image_token_index": 127, "video_token_index": 126,
+                              "image_grid_pinpoints": LLAVA_NEXT_PINPOINTS, "vision_feature_layer": [-1, 1],
+                              "text_config": dict(LLAVA_TEXT, vocab_size=128),
+                              "vision_config": dict(LLAVA_CLIP, patch_size=7)},
+    # LLaVA-OneVision: SigLIP's tower (no class token, the last layer's state before its last
+    # LayerNorm) around a Qwen2 language model, on canvases of 1 to 3 tiles a side; 2×2 tiles'
+    # worth at the most, so that the canvas's 48 kept features stay; one tile's worth (anyres_max_1),
+    # so that they are resized (bilinear) down to 3×4.
+    "llava-onevision-jpeg": {"model_type": "llava_onevision",
+                             "architectures": ["LlavaOnevisionForConditionalGeneration"],
+                             "image_token_index": 127, "video_token_index": 126,
+                             "image_grid_pinpoints": ONEVISION_PINPOINTS, "vision_aspect_ratio": "anyres_max_4",
+                             "text_config": ONEVISION_TEXT, "vision_config": ONEVISION_SIGLIP},
+    "llava-onevision-shrunk": {"model_type": "llava_onevision",
+                               "architectures": ["LlavaOnevisionForConditionalGeneration"],
+                               "image_token_index": 127, "video_token_index": 126,
+                               "image_grid_pinpoints": ONEVISION_PINPOINTS, "vision_aspect_ratio": "anyres_max_1",
+                               "vision_feature_layer": [-1, 1],
+                               "text_config": ONEVISION_TEXT, "vision_config": ONEVISION_SIGLIP},
+}
+
+
+def llava_next_processor(d, raw):
+    """The image (image.jpg) and the processor of `raw`'s class saved in `d`: LLaVA-NeXT's image
+    processor (NumPy's backend) at the tower's size with the model's canvases, a word-level
+    tokenizer adding the BOS as Llama's does, `<image>` at the placeholder id."""
+    from tokenizers import processors
+    from transformers import (LlavaNextProcessor, LlavaNextVideoProcessor, LlavaNextVideoVideoProcessor,
+                              LlavaOnevisionProcessor, LlavaOnevisionVideoProcessor)
+    photo(d / "image.jpg", 45, 61, 31, lambda x, y: [(x + y) * 2.0, x * 4.0, y * 5.0])
+    v = raw["vision_config"]
+    side = v["image_size"]
+    onevision = raw["model_type"] == "llava_onevision"
+    settings = {"image_processor_type": "LlavaNextImageProcessor", "size": {"shortest_edge": side},
+                "crop_size": {"height": side, "width": side}}
+    if onevision:  # OneVision's: a square size, no crop
+        settings = {"image_processor_type": "LlavaOnevisionImageProcessor", "size": {"height": side, "width": side}}
+    image_processor = saved_image_processor(dict(settings, image_grid_pinpoints=raw["image_grid_pinpoints"]), "pil")
+    size = raw["text_config"]["vocab_size"]
+    video = raw["model_type"] != "llava_next"
+    special = ["<video>", "<image>"] if video else ["<image>"]
+    assert size - 1 == raw["image_token_index"]
+    fast = word_tokenizer(size, ["<pad>", "<s>", "</s>"], ["USER:", "ASSISTANT:", "What", "is", "this?"],
+                          special, bos_token="<s>", eos_token="</s>")
+    fast.backend_tokenizer.post_processor = processors.TemplateProcessing(single="<s> $A", special_tokens=[("<s>", 1)])
+    common = dict(image_processor=image_processor, tokenizer=fast, patch_size=v["patch_size"],
+                  vision_feature_select_strategy="default", chat_template=LLAVA_CHAT,
+                  num_additional_image_tokens=1)
+    if onevision:
+        common.update(vision_feature_select_strategy="full", num_image_tokens=(side // v["patch_size"]) ** 2,
+                      vision_aspect_ratio=raw["vision_aspect_ratio"])
+        processor = LlavaOnevisionProcessor(video_processor=LlavaOnevisionVideoProcessor(), **common)
+    elif video:
+        processor = LlavaNextVideoProcessor(video_processor=LlavaNextVideoVideoProcessor(), **common)
+    else:
+        processor = LlavaNextProcessor(**common)
+    processor.save_pretrained(d)
+    return processor
+
+
+def make_llava_next_image(name, raw):
+    import numpy
+    from PIL import Image
+    from torch.utils.flop_counter import FlopCounterMode
+    model, d, processor, image = image_model(name, raw, llava_next_processor)
+    onevision = raw["model_type"] == "llava_onevision"
+    run = partial(logits_of_inputs, model)
+    prompt = "<image> What is this?"
+    plain = processor(text=[prompt], images=[image], return_tensors="pt")
+    pixels, sizes = plain["pixel_values"], plain["image_sizes"]
+    logits = run(plain)
+    # FLOPs at the size the figures are stated at: a square image of the tower's side.
+    side = raw["vision_config"]["image_size"]
+    square = processor.image_processor(images=Image.new("RGB", (side, side)), return_tensors="pt")
+    read = raw.get("vision_feature_layer", -1 if raw["model_type"] == "llava_onevision" else -2)
+    states = raw["vision_config"]["num_hidden_layers"] + 1
+    layers = max(i % states for i in (read if isinstance(read, list) else [read]))
+    counter = FlopCounterMode(display=False)
+    with counter, torch.no_grad():
+        model.model.get_image_features(square["pixel_values"], square["image_sizes"])
+    counts = {k: sum(v.values()) for k, v in counter.get_flop_counts().items()}
+    tower = "SiglipVisionModel" if raw["model_type"] == "llava_onevision" else "CLIPVisionModel"
+    modules = [f"{tower}.embeddings", "LlavaNextMultiModalProjector", "LlavaNextVideoMultiModalProjector",
+               "LlavaOnevisionMultiModalProjector"]
+    modules += [f"{tower}.encoder.layers.{i}" for i in range(layers)]
+    flops = sum(counts.get(m, 0) for m in modules)
+    ids = plain["input_ids"][0].tolist()
+    numpy.save(d / "pixels.npy", pixels[0].numpy().astype(numpy.float32))
+    expected = {"transformers": transformers.__version__, "ids": ids, "prompt_text": prompt,
+                "logits": logits.tolist(), "image_flops": flops, "image_size": sizes[0].tolist(),
+                "image_tokens": processor._get_number_of_features(side, side, side, side) - (not onevision)}
+    finish_chat(d, name, (model, processor, image, run), plain, expected,
+                f"pixels {tuple(pixels.shape)}, {ids.count(raw['image_token_index'])} features, image flops {flops}")
+
+
 QUESTION = "What is this?"
 
 
@@ -2688,6 +2801,7 @@ if __name__ == "__main__":
                             (DEEPSEEK_VL_IMAGES, make_deepseek_vl_image),
                             (IDEFICS3_IMAGES, make_idefics3_image),
                             (VIDEO_LLAVA_IMAGES, make_video_llava_image),
+                            (LLAVA_NEXT_IMAGES, make_llava_next_image),
                             (CONFIGS, make)]:
         for name, raw in table.items():
             if not only or name in only:

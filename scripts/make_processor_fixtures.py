@@ -162,6 +162,19 @@ CASES = {
                                                                   "do_image_splitting": False, "resample": 3}),
     "smolvlm-tall": ("tall.png", "SmolVLMImageProcessor", {"size": {"longest_edge": 50},
                                                            "max_image_size": {"longest_edge": 16}}),
+    # LLaVA-NeXT's tiles: the whole image at the size, then the canvas that keeps most of it (a
+    # wide image on 2×2 tiles of 16 padded above and below; a tall one on 3×1 of 20 padded at
+    # the sides, bilinear), black padding normalized as any pixel.
+    "llava-next-wide": ("rgb.png", "LlavaNextImageProcessor", {
+        "size": {"shortest_edge": 16}, "crop_size": {"height": 16, "width": 16},
+        "image_grid_pinpoints": [[16, 32], [32, 16], [32, 32], [48, 16], [16, 48]]}),
+    "llava-next-tall": ("tall.png", "LlavaNextImageProcessor", {
+        "size": {"shortest_edge": 20}, "crop_size": {"height": 20, "width": 20}, "resample": 2,
+        "image_grid_pinpoints": [[20, 40], [40, 20], [40, 40], [60, 20], [20, 60]]}),
+    # LLaVA-OneVision's: LLaVA-NeXT's with a square size and no crop, its tile the size's.
+    "llava-onevision": ("q75.jpg", "LlavaOnevisionImageProcessor", {
+        "size": {"height": 16, "width": 16},
+        "image_grid_pinpoints": [[16 * h, 16 * w] for h in range(1, 4) for w in range(1, 4)]}),
 }
 # Cases whose class has NumPy's code alone (transformers falls back to it from torchvision).
 NUMPY_ONLY = {"video-llava"}
@@ -187,6 +200,8 @@ def processed(processor, path):
     out = processor(images=image, return_tensors="np")
     if "pixel_values_images" in out:  # Video-LLaVA's name for them
         return out["pixel_values_images"][0]
+    if "image_sizes" in out:  # LLaVA-NeXT's tiles: [1, tiles, 3, S, S]
+        return out["pixel_values"][0]
     if "pixel_attention_mask" in out:  # Idefics3's frames: [1, frames, 3, S, S]
         frames = out["pixel_values"][0]
         return frames if len(frames) > 1 else frames[0]

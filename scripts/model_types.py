@@ -141,7 +141,7 @@ def main():
     table += ["", f"transformers {transformers.__version__} maps {len(images)} more model types to an "
               f"image-text-to-text class alone. anatomy reads {n} of them: their language model as above, "
               "their vision towers and projectors as transformers builds them: each tensor named and "
-              "drawn (manifest, verify, stats by tower, the page and the walkthrough); LLaVA's, VipLlava's, PaliGemma's, Mistral 3's, LightOnOCR's, InternVL's, Aya Vision's, Command A Vision's, DeepSeek-VL's, Idefics3's, SmolVLM's, Video-LLaVA's and the Qwen VL models' (Qwen2-VL to Qwen3-VL-MoE) run on an image; Mistral 4's class there is a causal LM, read as one.", "",
+              "drawn (manifest, verify, stats by tower, the page and the walkthrough); LLaVA's, VipLlava's, PaliGemma's, Mistral 3's, LightOnOCR's, InternVL's, Aya Vision's, Command A Vision's, DeepSeek-VL's, Idefics3's, SmolVLM's, Video-LLaVA's, LLaVA-NeXT's, LLaVA-NeXT-Video's, LLaVA-OneVision's and the Qwen VL models' (Qwen2-VL to Qwen3-VL-MoE) run on an image; Mistral 4's class there is a causal LM, read as one.", "",
               "| model_type | anatomy |", "|---|---|"]
     table += [f"| `{t}` | {s} |" for t, s in image_rows]
     if inner:

@@ -178,6 +178,10 @@ enum Command {
         /// the prompt, which holds none).
         #[arg(long, value_name = "FILE.npy", conflicts_with = "image")]
         pixels: Option<PathBuf>,
+        /// The image's own height and width before its processor (its `image_sizes`), with
+        /// --pixels: LLaVA-NeXT's features follow it.
+        #[arg(long, num_args = 2, value_names = ["HEIGHT", "WIDTH"], requires = "pixels")]
+        image_size: Option<Vec<u64>>,
         /// An image file (PNG or JPEG) for the model to see, made into pixel values by the
         /// checkpoint's own image processor (preprocessor_config.json) as transformers makes
         /// them (the README lists the models that run one). Its features replace the prompt's
@@ -697,6 +701,7 @@ fn run_command(command: Command, lenient: bool) -> Result<String, Error> {
             model,
             prompt,
             pixels,
+            image_size,
             image,
             image_backend,
             ids,
@@ -727,7 +732,10 @@ fn run_command(command: Command, lenient: bool) -> Result<String, Error> {
                 std::env::set_var("RAYON_NUM_THREADS", n.to_string());
             }
             let picture = match (pixels, image) {
-                (Some(p), _) => Some(session::Picture::Pixels(p)),
+                (Some(p), _) => Some(session::Picture::Pixels(
+                    p,
+                    image_size.and_then(|s| s.try_into().ok()),
+                )),
                 (None, Some(i)) => Some(session::Picture::File(i, image_backend.into())),
                 (None, None) => None,
             };
@@ -1196,7 +1204,7 @@ fn run_model(path: &Path, req: Request, lenient: bool) -> Result<String, Error> 
         }
         None => (None, None),
     };
-    let dims = pixels.as_ref().map_or(vec![], |p| p.dims().to_vec());
+    let dims = pixels.as_ref().map_or(vec![], |p| p.values.dims().to_vec());
     // With --chat, the text the template made of the prompt (reported by --json).
     let mut chat_text = None;
     let (ids, arg) = match (&req.prompt, &req.ids, &tok) {
@@ -1390,7 +1398,7 @@ fn run_draft(
 fn decode(
     model: &anatomy_exec::Model,
     ids: &[u32],
-    pixels: Option<&candle_core::Tensor>,
+    pixels: Option<&anatomy_exec::Pixels>,
     max_tokens: u64,
     eos: &[u32],
     stream: Option<&anatomy_exec::tokenizer::Detokenizer>,

@@ -435,6 +435,30 @@ fn run_writes_the_logits_of_every_position_as_npy() {
     assert!(worst < 1e-4, "max |Δlogit| = {worst}");
 }
 
+/// `run --pixels` with LLaVA-NeXT: its tiles and the image's own size (`--image-size`, which its
+/// features follow) give transformers' logits; without the size they are refused, saying so.
+#[test]
+fn run_takes_llava_next_tiles_with_the_images_size() {
+    let model = exec_fixture("image/llava-next-jpeg");
+    let pixels = model.join("pixels.npy");
+    let (ids, count, want) = npy::expected(&model);
+    let extra = [
+        "--pixels",
+        pixels.to_str().unwrap(),
+        "--image-size",
+        "45",
+        "61",
+    ];
+    let worst = run_logits(&model, &ids, &extra, (count, 96), &want);
+    assert!(worst < 1e-4, "max |Δlogit| = {worst}");
+    anatomy()
+        .args(["run", model.to_str().unwrap(), "--ids", &ids])
+        .args(["--pixels", pixels.to_str().unwrap()])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--image-size HEIGHT WIDTH"));
+}
+
 /// `run --pixels`: a LLaVA runs an image (processed as its processor makes it) through its tower
 /// into the prompt's placeholders, one per feature or one standing for them all, to
 /// transformers' logits; a bad request is refused before the weights load.
@@ -621,6 +645,10 @@ fn run_chats_about_an_image_as_transformers_processor_does() {
         "image/idefics3-whole",
         "image/smolvlm2-500m-video-instruct",
         "image/video-llava-jpeg",
+        "image/llava-next-jpeg",
+        "image/llava-next-video-jpeg",
+        "image/llava-onevision-jpeg",
+        "image/llava-onevision-shrunk",
     ] {
         let model = exec_fixture(name);
         let image = model.join("image.jpg");

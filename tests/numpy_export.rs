@@ -86,12 +86,17 @@ fn exported_numpy_runs_an_image_as_transformers() {
     for dir in images {
         let (ids, _, want) = npy::expected(&dir);
         let pixels = dir.join("pixels.npy");
-        let (_, got) = export_and_run(
-            &dir,
-            tmp.path(),
-            &ids,
-            &["--pixels", pixels.to_str().unwrap()],
-        );
+        let mut args = vec!["--pixels".to_string(), pixels.display().to_string()];
+        // LLaVA-NeXT's features follow the image's own size.
+        let e: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.join("expected.json")).unwrap())
+                .unwrap();
+        if let Some(size) = e["image_size"].as_array() {
+            args.push("--image-size".into());
+            args.extend(size.iter().map(|n| n.to_string()));
+        }
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let (_, got) = export_and_run(&dir, tmp.path(), &ids, &args);
         let worst = npy::max_diff(&got, &want);
         eprintln!("{}: max |Δlogit| {worst:e}", fixtures::name(&dir));
         assert!(

@@ -24,7 +24,7 @@ mod unpack;
 pub mod values;
 pub mod weights;
 
-pub use model::{Cache, Model};
+pub use model::{Cache, Model, Pixels};
 
 /// Greedy decoding: the prompt in one pass, then one token at a time through the KV cache.
 /// `on_token` sees each new id as it comes; it returns false to stop early.
@@ -41,7 +41,7 @@ pub fn generate(
 pub fn generate_with(
     model: &Model,
     prompt: &[u32],
-    pixels: Option<&candle_core::Tensor>,
+    pixels: Option<&Pixels>,
     max_new: usize,
     on_token: &mut dyn FnMut(u32) -> bool,
 ) -> Result<Generation, anatomy_core::Error> {

@@ -49,6 +49,7 @@ use cache::NgramState;
 use candle_core::{DType, Device, IndexOp, Tensor, D};
 pub use capture::{Captured, Summary};
 use ffn::{by_expert, router_score, softmax_of, top_indices};
+pub use image::Pixels;
 
 type R<T> = candle_core::Result<T>;
 
@@ -477,7 +478,7 @@ impl Model {
     pub fn forward_image(
         &self,
         ids: &[u32],
-        pixels: &Tensor,
+        pixels: &Pixels,
         cache: &mut Cache,
     ) -> Result<Tensor, Error> {
         Ok(self.run(ids, Some(pixels), cache, false)?)
@@ -494,7 +495,7 @@ impl Model {
     pub fn forward_last_with(
         &self,
         ids: &[u32],
-        pixels: Option<&Tensor>,
+        pixels: Option<&Pixels>,
         cache: &mut Cache,
     ) -> Result<Tensor, Error> {
         Ok(self.run(ids, pixels, cache, true)?)
@@ -514,7 +515,7 @@ impl Model {
     fn run(
         &self,
         ids: &[u32],
-        image: Option<&Tensor>,
+        image: Option<&Pixels>,
         cache: &mut Cache,
         last: bool,
     ) -> Res<Tensor> {
@@ -545,7 +546,7 @@ impl Model {
     fn run_steps(
         &self,
         ids: &[u32],
-        image: Option<&Tensor>,
+        image: Option<&Pixels>,
         cache: &mut Cache,
         last: bool,
     ) -> Res<Tensor> {
@@ -620,7 +621,7 @@ impl Model {
             match spec.image.as_ref().filter(|i| i.encoder.mrope().is_some()) {
                 Some(i) => {
                     let grid = (image.zip(i.encoder.qwen()))
-                        .map(|(p, q)| image::merged_grid(q, p))
+                        .map(|(p, q)| image::merged_grid(q, &p.values))
                         .transpose()?;
                     let start = cache.pos as i64 + cache.pos_delta;
                     let (positions, delta) = image::positions(ids, i.token, grid, start);

@@ -7,7 +7,7 @@ use crate::tokenizer::Encoder;
 use crate::weights::Weights;
 use anatomy_checkpoint::{Checkpoint, Format};
 use anatomy_core::graph::Graph;
-use anatomy_core::spec::{Placeholders, Spec};
+use anatomy_core::spec::{Placeholders, Reading, Spec};
 use anatomy_core::values::Values;
 use anatomy_core::Error;
 use std::path::Path;
@@ -228,7 +228,7 @@ pub fn logits_npy(model: &Model, ids: &[u32]) -> Result<Vec<u8>, Error> {
 pub fn image_logits_npy(
     model: &Model,
     ids: &[u32],
-    pixels: &candle_core::Tensor,
+    pixels: &crate::Pixels,
 ) -> Result<Vec<u8>, Error> {
     npy(&model.forward_image(ids, pixels, &mut Cache::new(model.spec.layers as usize))?)
 }
@@ -236,21 +236,22 @@ pub fn image_logits_npy(
 /// An image given to `run`: pixel values already processed (`--pixels`), or an image file for
 /// the checkpoint's own image processor (`--image`).
 pub enum Picture {
-    Pixels(std::path::PathBuf),
+    /// The pixels, and the image's own size (height, width) where it is given.
+    Pixels(std::path::PathBuf, Option<[u64; 2]>),
     File(std::path::PathBuf, crate::processor::Backend),
 }
 
 impl Picture {
     pub fn flag(&self) -> &'static str {
         match self {
-            Picture::Pixels(_) => "--pixels",
+            Picture::Pixels(..) => "--pixels",
             Picture::File(..) => "--image",
         }
     }
 
     pub fn path(&self) -> &Path {
         match self {
-            Picture::Pixels(p) | Picture::File(p, _) => p,
+            Picture::Pixels(p, _) | Picture::File(p, _) => p,
         }
     }
 }
@@ -262,7 +263,7 @@ impl Picture {
 pub fn pixels(
     picture: &Picture,
     opened: &Opened,
-) -> Result<(candle_core::Tensor, Option<[usize; 2]>), Error> {
+) -> Result<(crate::Pixels, Option<[usize; 2]>), Error> {
     let spec = &opened.spec;
     let path = picture.path();
     let shown = path.display().to_string();
@@ -276,14 +277,24 @@ pub fn pixels(
             ),
         ));
     };
-    let (pixels, tiles) = match picture {
-        Picture::Pixels(_) => (npy_pixels(path, input.encoder.pixels())?, None),
+    let (image, tiles) = match picture {
+        Picture::Pixels(_, None) if matches!(input.encoder.reading(), Reading::Fitted { .. }) => {
+            return Err(Error::new(&shown, "--pixels", format!("are an image's tiles without its own size, which the features of a `{}` model follow (its processor's image_sizes): give it with --image-size HEIGHT WIDTH, or give the image with --image", spec.model_type)));
+        }
+        Picture::Pixels(_, size) => (
+            crate::Pixels {
+                values: npy_pixels(path, input.encoder.pixels())?,
+                size: *size,
+            },
+            None,
+        ),
         Picture::File(_, backend) => {
             let folder = Path::new(&opened.checkpoint.path);
             crate::processor::processed(path, folder, *backend)?
         }
     };
-    let (pixels, misfit) = crate::model::image::one_image(&input.encoder, &pixels)
+    let crate::Pixels { values, size } = image;
+    let (pixels, misfit) = crate::model::image::one_image(&input.encoder, &values)
         .map_err(|e| Error::file(&shown, e.to_string()))?;
     // One tile given is a canvas of one.
     let tiles = match input.placeholders {
@@ -300,8 +311,14 @@ pub fn pixels(
         | Placeholders::Before => tiles,
     };
     match (misfit, picture) {
-        (None, _) => Ok((pixels, tiles)),
-        (Some(want), Picture::Pixels(_)) => Err(Error::file(
+        (None, _) => Ok((
+            crate::Pixels {
+                values: pixels,
+                size,
+            },
+            tiles,
+        )),
+        (Some(want), Picture::Pixels(..)) => Err(Error::file(
             &shown,
             format!(
                 "holds an array of shape {:?}; this tower takes {want}, as the model's processor makes it",
@@ -386,7 +403,7 @@ pub fn framed(
         Placeholders::Bracketed => {
             // InternVLProcessor's own tokens (its tokenizer's, which checkpoints keep): the one
             // placeholder written framed, the run every tile's.
-            let n = input.encoder.features_of(dims) as usize;
+            let n = input.encoder.features_of(dims, None) as usize;
             // None written, or already one per feature: the text as it is.
             Ok(match text.matches(&p).count() == 1 {
                 true => text.replace(&p, &format!("<img>{}</img>", p.repeat(n))),
@@ -486,14 +503,14 @@ fn npy_pixels(path: &Path, values: u64) -> Result<candle_core::Tensor, Error> {
 /// `with_placeholders`), checked before the weights load; `arg` is the flag that gave the ids.
 pub fn check_placeholders(
     ids: &[u32],
-    pixels: &candle_core::Tensor,
+    pixels: &crate::Pixels,
     spec: &Spec,
     file: &str,
     arg: &str,
 ) -> Result<(), Error> {
     match &spec.image {
         Some(input) => {
-            let n = input.encoder.features_of(pixels.dims());
+            let n = input.encoder.features_of(pixels.values.dims(), pixels.size);
             input.check_placeholders(ids, n, file, arg)
         }
         None => Ok(()),
@@ -503,7 +520,7 @@ pub fn check_placeholders(
 /// `ids` as the model's processor gives them: where they hold one image placeholder, it
 /// stands for the whole image `pixels` and is repeated once per feature (LLaVA's and Qwen2-VL's
 /// processors expand theirs so); ids already holding one per feature are kept.
-pub fn with_placeholders(ids: &[u32], pixels: &candle_core::Tensor, spec: &Spec) -> Vec<u32> {
+pub fn with_placeholders(ids: &[u32], pixels: &crate::Pixels, spec: &Spec) -> Vec<u32> {
     let Some(input) = &spec.image else {
         return ids.to_vec();
     };
@@ -525,7 +542,7 @@ pub fn with_placeholders(ids: &[u32], pixels: &candle_core::Tensor, spec: &Spec)
     if !run || ids.iter().filter(|id| placeholder(id)).count() != 1 {
         return ids.to_vec();
     }
-    let n = input.encoder.features_of(pixels.dims()) as usize;
+    let n = input.encoder.features_of(pixels.values.dims(), pixels.size) as usize;
     ids.iter()
         .flat_map(|id| std::iter::repeat_n(*id, if placeholder(id) { n } else { 1 }))
         .collect()

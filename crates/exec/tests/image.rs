@@ -4,18 +4,23 @@
 //! token's kept, another activation and no projector biases); `stats`' FLOPs per image against
 //! torch's count.
 
-use anatomy_exec::{npy, weights::Weights, Cache, Model};
+use anatomy_exec::{npy, weights::Weights, Cache, Model, Pixels};
 use candle_core::{Device, Tensor};
 use std::path::Path;
 
 mod common;
 use common::fixtures;
 
-fn load(dir: &Path) -> (Model, Vec<u32>, Vec<Vec<f32>>, Tensor) {
+/// The fixture's model, ids, transformers' logits and image: its pixels, and its own size
+/// where the fixture holds it (LLaVA-NeXT's features follow it).
+fn load(dir: &Path) -> (Model, Vec<u32>, Vec<Vec<f32>>, Pixels) {
     let (model, ids, logits) = common::load(dir);
     let (shape, values) = npy::decode_f32(&std::fs::read(dir.join("pixels.npy")).unwrap()).unwrap();
-    let pixels = Tensor::from_vec(values, shape, &Device::Cpu).unwrap();
-    (model, ids, logits, pixels)
+    let values = Tensor::from_vec(values, shape, &Device::Cpu).unwrap();
+    let expected: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("expected.json")).unwrap()).unwrap();
+    let size = serde_json::from_value(expected["image_size"].clone()).ok();
+    (model, ids, logits, Pixels { values, size })
 }
 
 #[test]
@@ -156,7 +161,7 @@ fn mismatched_images_are_refused() {
     );
     let wrong = Tensor::zeros((3, 14, 28), candle_core::DType::F32, &Device::Cpu).unwrap();
     let e = model
-        .forward_image(&ids, &wrong, &mut cache())
+        .forward_image(&ids, &wrong.into(), &mut cache())
         .unwrap_err()
         .to_string();
     assert!(
@@ -171,7 +176,7 @@ fn mismatched_images_are_refused() {
     let (qwen, ids, _, _) = load(&qwen);
     let odd = Tensor::zeros((3, 84, 100), candle_core::DType::F32, &Device::Cpu).unwrap();
     let e = qwen
-        .forward_image(&ids, &odd, &mut Cache::new(2))
+        .forward_image(&ids, &odd.into(), &mut Cache::new(2))
         .unwrap_err()
         .to_string();
     assert!(
@@ -181,10 +186,45 @@ fn mismatched_images_are_refused() {
     // A larger image of the right kind has more features than the prompt's placeholders.
     let big = Tensor::zeros((3, 112, 112), candle_core::DType::F32, &Device::Cpu).unwrap();
     let e = qwen
-        .forward_image(&ids, &big, &mut Cache::new(2))
+        .forward_image(&ids, &big.into(), &mut Cache::new(2))
         .unwrap_err()
         .to_string();
     assert!(e.contains("must hold 16"), "{e}");
+    // LLaVA-NeXT's features follow the image's own size: pixels without it, or with tiles of
+    // another canvas, are refused.
+    let next = fixtures::images()
+        .into_iter()
+        .find(|d| d.ends_with("llava-next-jpeg"))
+        .unwrap();
+    let (next, next_ids, _, next_pixels) = load(&next);
+    let bare = Pixels {
+        size: None,
+        ..next_pixels.clone()
+    };
+    let e = next
+        .forward_image(&next_ids, &bare, &mut Cache::new(2))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("own size") && e.contains("--image"), "{e}");
+    // A 28×61 image fits the 28×84 canvas: 52 features (4 rows of 8 kept, their newlines, the
+    // whole image's 16) from three tiles and the whole image's, not the five given.
+    let other = Pixels {
+        size: Some([28, 61]),
+        ..next_pixels
+    };
+    let e = next
+        .forward_image(&next_ids, &other, &mut Cache::new(2))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("must hold 52"), "{e}");
+    let fewer: Vec<u32> = (next_ids.iter().copied().filter(|&i| i != 95))
+        .chain(std::iter::repeat_n(95, 52))
+        .collect();
+    let e = next
+        .forward_image(&fewer, &other, &mut Cache::new(2))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("hold 5 tiles") && e.contains("is 4"), "{e}");
     let text = fixtures::all()
         .into_iter()
         .find(|d| d.ends_with("llama"))

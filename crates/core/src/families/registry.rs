@@ -4514,6 +4514,7 @@ pub static FAMILIES: &[Family] = &[
         text: Some("llama"),
         tie: Tie::Wrapper(false),
         parts: &[LLAVA_TOWER, LLAVA_PROJECTOR, LLAVA_NEXT_NEWLINE],
+        image: Some(towers::llava_next_image),
         ..wrapper(
             "llava_next",
             "LLaVA-NeXT",
@@ -4537,6 +4538,7 @@ pub static FAMILIES: &[Family] = &[
                 towers::llava_next_video_pooler,
             ),
         ],
+        image: Some(towers::llava_next_image),
         ..wrapper(
             "llava_next_video",
             "LLaVA-NeXT-Video",
@@ -4611,6 +4613,7 @@ pub static FAMILIES: &[Family] = &[
             ),
             tower("image newline", "image_newline", towers::onevision_newline),
         ],
+        image: Some(towers::llava_onevision_image),
         ..wrapper(
             "llava_onevision",
             "LLaVA-OneVision",

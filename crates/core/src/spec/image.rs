@@ -155,6 +155,17 @@ pub enum ImageEncoder {
     /// LLaVA's: CLIP's vision model, the hidden states of chosen layers side by side (the
     /// class token's dropped or kept), through a two-layer projector.
     Llava(Llava),
+    /// LLaVA-NeXT's: LLaVA's encoder over the whole image shrunk to one tile, then over each
+    /// tile of the canvas its processor fits the image to (the `pinpoints` canvas that keeps
+    /// most of it, the image resized without distortion and padded); the tiles' features laid
+    /// back into the canvas's grid, the padding's rows or columns dropped, a learned vector
+    /// ending each row, after the whole image's features.
+    LlavaNext(LlavaNext),
+    /// LLaVA-OneVision's: SigLIP's tower over LLaVA-NeXT's tiles, the hidden states read side by
+    /// side through LLaVA's projector; the canvas's features, unpadded, resized (bilinear) down
+    /// to about `anyres_max_N` tiles' worth where they pass it, a learned vector ending each
+    /// row, after the whole image's features.
+    LlavaOnevision(LlavaOnevision),
     /// Gemma 3's: SigLIP's vision model to its last LayerNorm, its patches average-pooled to
     /// `tokens` features, an RMSNorm and a map into the text width. An image's tokens see each
     /// other both ways in the language model (transformers masks them so with the processor's
@@ -214,12 +225,18 @@ impl ImageEncoder {
     pub fn features(&self) -> u64 {
         match self {
             ImageEncoder::Llava(l) => l.features(),
+            ImageEncoder::LlavaNext(LlavaNext { base, anyres }) => {
+                anyres.features_at(&base.tower, anyres.stated(&base.tower))
+            }
+            ImageEncoder::LlavaOnevision(LlavaOnevision { tower, anyres, .. }) => {
+                anyres.features_at(tower, anyres.stated(tower))
+            }
             ImageEncoder::Gemma3(g) => g.tokens,
             ImageEncoder::PaliGemma(p) => p.tower.grid().pow(2),
             ImageEncoder::Qwen2Vl(_)
             | ImageEncoder::Qwen3Vl(_)
             | ImageEncoder::Qwen25Vl(_)
-            | ImageEncoder::Pixtral(_) => self.features_of(&[]),
+            | ImageEncoder::Pixtral(_) => self.features_of(&[], None),
             ImageEncoder::Llama4(l) => l.features(),
             ImageEncoder::InternVl(i) => i.features(),
             ImageEncoder::Aya(a) => a.features(),
@@ -230,14 +247,18 @@ impl ImageEncoder {
     }
 
     /// Features of a processed image of `dims` (channels, height, width), which `misfit` has
-    /// accepted.
-    pub fn features_of(&self, dims: &[usize]) -> u64 {
+    /// accepted, from an image of `size` (height, width) where it is known (LLaVA-NeXT's
+    /// features follow the image's own size, not its tiles').
+    pub fn features_of(&self, dims: &[usize], size: Option<[u64; 2]>) -> u64 {
         let side = self.side();
+        if let (Some((a, t)), Some(size)) = (self.anyres(), size) {
+            return a.features_at(t, size);
+        }
         match (self.reading(), dims) {
             (Reading::OwnSize(f), [_, h, w]) => (*h as u64 / f) * (*w as u64 / f),
             (Reading::OwnSize(f), _) => (side / f).pow(2),
             (Reading::Tiles, [tiles, _, _, _]) => *tiles as u64 * self.features(),
-            (Reading::Square | Reading::Tiles, _) => self.features(),
+            (Reading::Square | Reading::Tiles | Reading::Fitted { .. }, _) => self.features(),
         }
     }
 
@@ -254,10 +275,40 @@ impl ImageEncoder {
             | ImageEncoder::InternVl(_)
             | ImageEncoder::Aya(_)
             | ImageEncoder::Idefics3(_) => Reading::Tiles,
+            ImageEncoder::LlavaNext(LlavaNext { base, anyres }) => Reading::Fitted {
+                most: anyres.most_tiles(&base.tower),
+            },
+            ImageEncoder::LlavaOnevision(LlavaOnevision { tower, anyres, .. }) => Reading::Fitted {
+                most: anyres.most_tiles(tower),
+            },
             ImageEncoder::Pixtral(p) => Reading::OwnSize(p.factor()),
             ImageEncoder::Qwen2Vl(q)
             | ImageEncoder::Qwen3Vl(Qwen3Vision { base: q, .. })
             | ImageEncoder::Qwen25Vl(Qwen25Vision { base: q, .. }) => Reading::OwnSize(q.factor()),
+        }
+    }
+
+    /// The tiles of an image at its own size, and the tower that reads them (LLaVA-NeXT's,
+    /// LLaVA-OneVision's).
+    pub fn anyres(&self) -> Option<(&AnyRes, &VisionTower)> {
+        match self {
+            ImageEncoder::LlavaNext(LlavaNext { base, anyres }) => Some((anyres, &base.tower)),
+            ImageEncoder::LlavaOnevision(LlavaOnevision { tower, anyres, .. }) => {
+                Some((anyres, tower))
+            }
+            ImageEncoder::Llava(_)
+            | ImageEncoder::Gemma3(_)
+            | ImageEncoder::PaliGemma(_)
+            | ImageEncoder::Llama4(_)
+            | ImageEncoder::Pixtral(_)
+            | ImageEncoder::InternVl(_)
+            | ImageEncoder::Aya(_)
+            | ImageEncoder::Git(_)
+            | ImageEncoder::DeepseekVl(_)
+            | ImageEncoder::Idefics3(_)
+            | ImageEncoder::Qwen2Vl(_)
+            | ImageEncoder::Qwen3Vl(_)
+            | ImageEncoder::Qwen25Vl(_) => None,
         }
     }
 
@@ -268,6 +319,8 @@ impl ImageEncoder {
             | ImageEncoder::Qwen3Vl(Qwen3Vision { base: q, .. })
             | ImageEncoder::Qwen25Vl(Qwen25Vision { base: q, .. }) => Some(q),
             ImageEncoder::Llava(_)
+            | ImageEncoder::LlavaNext(_)
+            | ImageEncoder::LlavaOnevision(_)
             | ImageEncoder::Gemma3(_)
             | ImageEncoder::PaliGemma(_)
             | ImageEncoder::Llama4(_)
@@ -308,6 +361,8 @@ impl ImageEncoder {
             ImageEncoder::Llama4(_)
             | ImageEncoder::InternVl(_)
             | ImageEncoder::Aya(_)
+            | ImageEncoder::LlavaNext(_)
+            | ImageEncoder::LlavaOnevision(_)
             | ImageEncoder::Idefics3(_) => (
                 dims == [c, h, w]
                     || matches!(dims, [tiles, rest @ ..] if *tiles > 0 && rest == [c, h, w]),
@@ -327,6 +382,11 @@ impl ImageEncoder {
     pub fn tower_mut(&mut self) -> &mut VisionTower {
         match self {
             ImageEncoder::Llava(Llava { tower, .. })
+            | ImageEncoder::LlavaNext(LlavaNext {
+                base: Llava { tower, .. },
+                ..
+            })
+            | ImageEncoder::LlavaOnevision(LlavaOnevision { tower, .. })
             | ImageEncoder::Gemma3(Gemma3Vision { tower, .. })
             | ImageEncoder::PaliGemma(PaliGemmaVision { tower, .. })
             | ImageEncoder::Llama4(Llama4Vision { tower, .. })
@@ -353,6 +413,8 @@ impl ImageEncoder {
     pub fn both_ways(&self) -> bool {
         match self {
             ImageEncoder::Llava(_)
+            | ImageEncoder::LlavaNext(_)
+            | ImageEncoder::LlavaOnevision(_)
             | ImageEncoder::Qwen2Vl(_)
             | ImageEncoder::Qwen3Vl(_)
             | ImageEncoder::Qwen25Vl(_)
@@ -380,6 +442,11 @@ impl ImageEncoder {
                 t.channels * (PILLOW_MAX_PIXELS + t.image.pow(2))
             }
             Reading::Square => self.shape().iter().product(),
+            // The largest canvas's tiles and the whole image's.
+            Reading::Fitted { most } => {
+                let t = self.tower();
+                t.channels * t.image.pow(2) * (most + 1)
+            }
         }
     }
 
@@ -403,6 +470,11 @@ impl ImageEncoder {
     fn tower(&self) -> &VisionTower {
         match self {
             ImageEncoder::Llava(Llava { tower, .. })
+            | ImageEncoder::LlavaNext(LlavaNext {
+                base: Llava { tower, .. },
+                ..
+            })
+            | ImageEncoder::LlavaOnevision(LlavaOnevision { tower, .. })
             | ImageEncoder::Gemma3(Gemma3Vision { tower, .. })
             | ImageEncoder::PaliGemma(PaliGemmaVision { tower, .. })
             | ImageEncoder::Llama4(Llama4Vision { tower, .. })
@@ -424,7 +496,7 @@ impl ImageEncoder {
     pub fn step(&self) -> Option<u64> {
         match self.reading() {
             Reading::OwnSize(f) => Some(f),
-            Reading::Square | Reading::Tiles => None,
+            Reading::Square | Reading::Tiles | Reading::Fitted { .. } => None,
         }
     }
 
@@ -441,6 +513,7 @@ impl ImageEncoder {
         let n = self.features();
         let mut out = vec![match self.reading() {
             Reading::OwnSize(f) => format!("It reads an image at the size its processor resizes it to (sides multiples of {f} pixels): a token per {f}×{f} pixels, {n} for a {side}×{side} image, each replacing a placeholder token's embedding."),
+            Reading::Fitted { .. } => format!("It reads an image as tiles of {side}×{side} pixels: the whole image shrunk to one, then the canvas its processor fits the image to without distortion (the size in its list that keeps most of the image, padded), cut into tiles; a {side}×{side} image gives {n} features, each replacing a placeholder token's embedding."),
             Reading::Tiles => format!("It reads an image as tiles of {side}×{side} pixels, as its processor cuts it (a grid of tiles, and where there are several the whole image shrunk to one more); each tile's {n} features replace placeholder tokens' embeddings, one each."),
             Reading::Square if in_prompt => format!("It reads a {side}×{side} image; its {n} features replace the placeholder tokens' embeddings, one each."),
             Reading::Square => format!("It reads a {side}×{side} image into {n} features."),
@@ -451,6 +524,17 @@ impl ImageEncoder {
                 l.layers,
                 if l.drop_class { ", the class token's dropped" } else { ", the class token's kept" },
                 if l.projector_norm.is_some() { ", LayerNormed" } else { "" }
+            )),
+            ImageEncoder::LlavaNext(l) => out.push(format!(
+                "Each tile runs LLaVA's way: the hidden states read: {:?}{}, then the projector's two maps. The tiles' features are laid back into the canvas's grid, the rows or columns of its padding dropped, and a learned vector ends each row; the whole image's features come first. {}",
+                l.base.layers,
+                if l.base.drop_class { ", the class token's dropped" } else { ", the class token's kept" },
+                l.anyres.describe()
+            )),
+            ImageEncoder::LlavaOnevision(o) => out.push(format!(
+                "Each tile runs through SigLIP's tower: the hidden states read: {:?} (0 the embeddings', negative from the last layer's, before its last LayerNorm), every patch's, then the projector's two maps. The tiles' features are laid back into the canvas's grid, the rows or columns of its padding dropped, and a learned vector ends each row; the whole image's features come first. {}",
+                o.layers,
+                o.anyres.describe()
             )),
             ImageEncoder::Gemma3(g) => out.push(format!(
                 "The patch grid is average-pooled {0}×{0} to its features; in the language model the image's tokens see each other both ways, the text causally.",
@@ -515,6 +599,8 @@ impl ImageEncoder {
             )),
             ImageEncoder::Qwen3Vl(_) => {}
             ImageEncoder::Llava(_)
+            | ImageEncoder::LlavaNext(_)
+            | ImageEncoder::LlavaOnevision(_)
             | ImageEncoder::Gemma3(_)
             | ImageEncoder::PaliGemma(_)
             | ImageEncoder::Qwen2Vl(_)
@@ -534,6 +620,8 @@ impl ImageEncoder {
     pub fn flops(&self, text: u64) -> u128 {
         match self {
             ImageEncoder::Llava(l) => l.flops(text),
+            ImageEncoder::LlavaNext(l) => l.flops(text),
+            ImageEncoder::LlavaOnevision(o) => o.flops(text),
             ImageEncoder::Gemma3(g) => g.flops(text),
             ImageEncoder::PaliGemma(p) => p.flops(text),
             ImageEncoder::Qwen2Vl(q) => q.flops(q.tower.image, q.tower.image),
@@ -559,6 +647,10 @@ pub enum Reading {
     /// there are several the whole image shrunk to one more): Llama 4's, InternVL's, Aya
     /// Vision's, Command A Vision's, Idefics3's. Its figures are per tile.
     Tiles,
+    /// Tiles of the tower's size: the whole image shrunk to one, then the canvas its processor
+    /// fits the image to, cut into `most` tiles at the most (LLaVA-NeXT's); its features follow
+    /// the image's own size, its figures are stated for a square image of the tower's size.
+    Fitted { most: u64 },
     /// The image at the size its processor resizes it to, sides multiples of the pixels a
     /// feature spans (Pixtral's, the Qwen VL models'); its figures are stated for a square
     /// image of the tower's size.
@@ -712,6 +804,199 @@ impl Llava {
         self.tower.embed_flops()
             + u128::from(self.layers_run()) * self.tower.layer_flops(n)
             + 2 * u128::from(self.features()) * (joined * text + text * text)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct LlavaNext {
+    /// LLaVA's encoder, over each tile.
+    pub base: Llava,
+    pub anyres: AnyRes,
+}
+
+impl LlavaNext {
+    /// Every tile of an image at the stated size through LLaVA's tower and projector (the
+    /// projector maps every patch's feature, the padding's too).
+    fn flops(&self, text: u64) -> u128 {
+        let t = &self.base.tower;
+        u128::from(self.anyres.tiles(t, self.anyres.stated(t))) * self.base.flops(text)
+    }
+}
+
+/// LLaVA-OneVision's encoder: SigLIP's over each tile, the hidden states read side by side,
+/// LLaVA's projector; its tiles as LLaVA-NeXT's, their features shrunk where many.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LlavaOnevision {
+    /// SigLIP's vision model, and whether its pooling head is stored (never read).
+    pub tower: VisionTower,
+    pub head: bool,
+    /// Name prefix of the projector's tensors.
+    pub projector: String,
+    /// The hidden states read (`vision_feature_layer`), from the end where negative; every
+    /// patch's (SigLIP has no class token).
+    pub layers: Vec<i64>,
+    pub projector_act: Act,
+    pub projector_bias: bool,
+    pub anyres: AnyRes,
+}
+
+impl LlavaOnevision {
+    /// The hidden states read, as indexes from the first layer's input (0) to the last layer's
+    /// output (`depth`).
+    pub fn states(&self) -> Vec<u64> {
+        let n = self.tower.depth as i64 + 1;
+        (self.layers.iter())
+            .map(|&i| i.rem_euclid(n) as u64)
+            .collect()
+    }
+
+    /// Each tile of an image at the stated size: the patch convolution, the layers up to the
+    /// last state read over every patch, the projector over every patch's feature.
+    fn flops(&self, text: u64) -> u128 {
+        let t = &self.tower;
+        let n = u128::from(t.grid()).pow(2);
+        let run = u128::from(self.states().into_iter().max().unwrap_or(0));
+        let joined = u128::from(t.hidden) * self.layers.len() as u128;
+        let text = u128::from(text);
+        let tile = t.embed_flops() + run * t.layer_flops(n) + 2 * n * (joined * text + text * text);
+        u128::from(self.anyres.tiles(t, self.anyres.stated(t))) * tile
+    }
+}
+
+/// LLaVA-NeXT's way of taking an image at its own size (LLaVA-OneVision's too): the whole
+/// image shrunk to one tile, then the canvas of `pinpoints` that keeps most of it, cut into
+/// tiles; the canvas's features unpadded, shrunk where there are many (OneVision's), a learned
+/// vector ending each row, after the whole image's.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AnyRes {
+    /// `image_grid_pinpoints`: the canvases, height and width in pixels, the processor may fit
+    /// an image to, each a whole number of tiles.
+    pub pinpoints: Vec<[u64; 2]>,
+    /// Name of the learned vector ending each row (`image_newline`).
+    pub newline: String,
+    /// OneVision's `anyres_max_N`: where the canvas's kept features pass N tiles' worth by more
+    /// than a tenth in side, they are resized (bilinear) down to about that.
+    pub most: Option<u64>,
+}
+
+/// Of `pinpoints` (height, width), the canvas for an image of `size` (height, width): the one
+/// that keeps most of the image once it is resized into it without distortion, the least
+/// wasted among those, the first of equals (transformers' `select_best_resolution`); `[0, 0]`
+/// where there is none.
+pub fn best_canvas(pinpoints: &[[u64; 2]], [h, w]: [u64; 2]) -> [u64; 2] {
+    let mut best = [0, 0];
+    let (mut kept, mut wasted) = (0u64, u64::MAX);
+    for &[ch, cw] in pinpoints {
+        let scale = (cw as f64 / w as f64).min(ch as f64 / h as f64);
+        let (dw, dh) = ((w as f64 * scale) as u64, (h as f64 * scale) as u64);
+        let effective = (dw * dh).min(w * h);
+        let waste = (ch * cw).saturating_sub(effective);
+        if effective > kept || (effective == kept && waste < wasted) {
+            (kept, wasted, best) = (effective, waste, [ch, cw]);
+        }
+    }
+    best
+}
+
+/// Where the features of an image's canvas stand once the padding's are dropped: the rows
+/// `top..top + rows` and columns `left..left + cols` of its grid of features; and the size
+/// they are resized to (bilinear), where they are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Unpadded {
+    /// The canvas's tiles down and across.
+    pub tiles: [u64; 2],
+    pub top: u64,
+    pub rows: u64,
+    pub left: u64,
+    pub cols: u64,
+    pub resized: Option<[u64; 2]>,
+}
+
+impl AnyRes {
+    /// The canvas (height, width) for an image of `size` (height, width): `best_canvas`.
+    pub fn canvas(&self, size: [u64; 2]) -> [u64; 2] {
+        best_canvas(&self.pinpoints, size)
+    }
+
+    /// Where the features of an image of `size` stand in its canvas's grid of `t`'s tiles once
+    /// the padding's are dropped (transformers' `unpad_image` over the features), and their
+    /// size once shrunk (OneVision's).
+    pub fn unpadded(&self, t: &VisionTower, [h, w]: [u64; 2]) -> Unpadded {
+        let g = t.grid();
+        let [ch, cw] = self.canvas([h, w]);
+        let tiles = [ch / t.image, cw / t.image];
+        let (rows, cols) = (tiles[0] * g, tiles[1] * g);
+        // Python's `int(round(x, 7))`: rounded to 7 decimals, then truncated.
+        let kept = |x: f64| ((x * 1e7).round() / 1e7) as u64;
+        let (fh, fw) = (h as f64, w as f64);
+        let mut u = if fw / fh > cols as f64 / rows as f64 {
+            let pad = rows.saturating_sub(kept(fh * (cols as f64 / fw))) / 2;
+            Unpadded {
+                tiles,
+                top: pad,
+                rows: rows - 2 * pad,
+                left: 0,
+                cols,
+                resized: None,
+            }
+        } else {
+            let pad = cols.saturating_sub(kept(fw * (rows as f64 / fh))) / 2;
+            Unpadded {
+                tiles,
+                top: 0,
+                rows,
+                left: pad,
+                cols: cols - 2 * pad,
+                resized: None,
+            }
+        };
+        if let Some(most) = self.most {
+            let ratio = ((u.rows * u.cols) as f64 / (most * g * g) as f64).sqrt();
+            if ratio > 1.1 {
+                let shrunk = |n: u64| (n as f64 / ratio).floor() as u64;
+                u.resized = Some([shrunk(u.rows), shrunk(u.cols)]);
+            }
+        }
+        u
+    }
+
+    /// Features (and so placeholder tokens) of an image of `size` through tiles of `t`: the
+    /// whole image's tile's, then the canvas's kept (or shrunk), and a newline each row.
+    pub fn features_at(&self, t: &VisionTower, size: [u64; 2]) -> u64 {
+        let u = self.unpadded(t, size);
+        let [rows, cols] = u.resized.unwrap_or([u.rows, u.cols]);
+        t.grid().pow(2) + rows * cols + rows
+    }
+
+    /// The size its figures are stated at: a square image of the tower's size.
+    pub fn stated(&self, t: &VisionTower) -> [u64; 2] {
+        [t.image; 2]
+    }
+
+    /// Tiles of an image of `size`: the whole image's and its canvas's.
+    pub fn tiles(&self, t: &VisionTower, size: [u64; 2]) -> u64 {
+        let [rows, cols] = self.unpadded(t, size).tiles;
+        1 + rows * cols
+    }
+
+    /// The most tiles a canvas holds.
+    pub fn most_tiles(&self, t: &VisionTower) -> u64 {
+        (self.pinpoints.iter())
+            .map(|[h, w]| (h / t.image) * (w / t.image))
+            .max()
+            .unwrap_or(1)
+    }
+
+    /// The page's words: its canvases, and where its features are shrunk.
+    fn describe(&self) -> String {
+        let canvases = (self.pinpoints.iter())
+            .map(|[h, w]| format!("{h}×{w}"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        match self.most {
+            Some(n) => format!("Canvases: {canvases}; where the canvas's kept features pass {n} tiles' worth by more than a tenth in side, they are resized (bilinear) down to about that."),
+            None => format!("Canvases: {canvases}."),
+        }
     }
 }
 

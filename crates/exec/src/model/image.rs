@@ -3,15 +3,29 @@
 
 use super::*;
 use anatomy_core::spec::{
-    AyaVision, DeepseekVlVision, Gemma3Vision, GitVision, Idefics3Vision, ImageEncoder,
-    InternVlVision, Llama4Vision, Llava, PaliGemmaVision, PixtralVision, Qwen25Vision, Qwen2Vision,
-    Qwen3Vision, VisionTower,
+    AnyRes, AyaVision, DeepseekVlVision, Gemma3Vision, GitVision, Idefics3Vision, ImageEncoder,
+    InternVlVision, Llama4Vision, Llava, LlavaNext, LlavaOnevision, PaliGemmaVision, PixtralVision,
+    Qwen25Vision, Qwen2Vision, Qwen3Vision, Reading, VisionTower,
 };
+
+/// An image as a model takes it: its pixel values as its processor leaves them, and the
+/// image's own size (height, width) where it is known, which LLaVA-NeXT's features follow.
+#[derive(Debug, Clone)]
+pub struct Pixels {
+    pub values: Tensor,
+    pub size: Option<[u64; 2]>,
+}
+
+impl From<Tensor> for Pixels {
+    fn from(values: Tensor) -> Pixels {
+        Pixels { values, size: None }
+    }
+}
 
 impl Model {
     /// `x` ([t, hidden], the embeddings of `ids`) with each placeholder's row replaced by the
     /// next of the features of `pixels` (`image_features`).
-    pub(super) fn with_image(&self, x: Tensor, ids: &[u32], pixels: &Tensor) -> Res<Tensor> {
+    pub(super) fn with_image(&self, x: Tensor, ids: &[u32], pixels: &Pixels) -> Res<Tensor> {
         let features = self.image_features(ids, pixels)?;
         let token = self.spec.image.as_ref().and_then(|i| i.token);
         let slots: Vec<usize> = (ids.iter().enumerate())
@@ -29,10 +43,10 @@ impl Model {
         Ok(joined.index_select(&Tensor::new(rows, &Device::Cpu)?, 0)?)
     }
 
-    /// The features of `pixels` ([channels, height, width], as the wrapper's processor leaves
-    /// them), [features, hidden], once the image fits the tower and `ids` hold a placeholder
-    /// for each (where the model has placeholders).
-    pub(super) fn image_features(&self, ids: &[u32], pixels: &Tensor) -> Res<Tensor> {
+    /// The features of `image` (its pixels [channels, height, width], as the wrapper's
+    /// processor leaves them), [features, hidden], once the image fits the tower and `ids` hold
+    /// a placeholder for each (where the model has placeholders).
+    pub(super) fn image_features(&self, ids: &[u32], image: &Pixels) -> Res<Tensor> {
         let spec = &self.spec;
         let Some(input) = &spec.image else {
             return Err(Error::new(
@@ -45,7 +59,7 @@ impl Model {
             )
             .into());
         };
-        let (pixels, misfit) = one_image(&input.encoder, pixels)?;
+        let (pixels, misfit) = one_image(&input.encoder, &image.values)?;
         if let Some(want) = misfit {
             return Err(Error::new(
                 &spec.name,
@@ -57,10 +71,21 @@ impl Model {
             )
             .into());
         }
-        let n = input.encoder.features_of(pixels.dims());
+        if let (Reading::Fitted { .. }, None) = (input.encoder.reading(), image.size) {
+            return Err(Error::new(&spec.name, "--pixels", "are given without the image's own size, which LLaVA-NeXT's features follow (its processor's image_sizes): give the image with --image").into());
+        }
+        let n = input.encoder.features_of(pixels.dims(), image.size);
         input.check_placeholders(ids, n, &spec.name, "ids")?;
         let features = match &input.encoder {
             ImageEncoder::Llava(l) => self.llava(l, &pixels)?,
+            ImageEncoder::LlavaNext(l) => {
+                let size = image.size.unwrap_or(l.anyres.stated(&l.base.tower));
+                self.llava_next(l, &pixels, size)?
+            }
+            ImageEncoder::LlavaOnevision(o) => {
+                let size = image.size.unwrap_or(o.anyres.stated(&o.tower));
+                self.llava_onevision(o, &pixels, size)?
+            }
             ImageEncoder::Gemma3(g) => self.gemma3(g, &pixels)?,
             ImageEncoder::PaliGemma(p) => self.paligemma(p, &pixels)?,
             ImageEncoder::Qwen2Vl(q) => self.qwen_vl(Qwen::Two(q), &pixels)?.0,
@@ -107,16 +132,113 @@ impl Model {
             let name = format!("{}projector_layernorm", l.projector);
             joined = self.layer_norm(&joined, &name, eps)?;
         }
-        let proj = |x: &Tensor, name: &str| -> Res<Tensor> {
-            let name = format!("{}{name}", l.projector);
-            let b = match l.projector_bias {
+        self.two_maps((&l.projector, l.projector_bias, l.projector_act), &joined)
+    }
+
+    /// LLaVA's projector under `prefix`: `linear_1` (biased where `bias`), `act`, `linear_2`.
+    fn two_maps(&self, (prefix, bias, act): (&str, bool, Act), x: &Tensor) -> Res<Tensor> {
+        let map = |x: &Tensor, name: &str| -> Res<Tensor> {
+            let name = format!("{prefix}{name}");
+            let b = match bias {
                 true => Some(self.weights.get(&format!("{name}.bias"))?),
                 false => None,
             };
             self.linear(x, &format!("{name}.weight"), b)
         };
-        let y = apply_act(l.projector_act, &proj(&joined, "linear_1")?)?;
-        proj(&y, "linear_2")
+        map(&apply_act(act, &map(x, "linear_1")?)?, "linear_2")
+    }
+
+    /// LLaVA-NeXT's image features: LLaVA's of each tile of `pixels` ([tiles, channels, side,
+    /// side]: the whole image's, then the canvas's row by row), packed (`pack_tiles`) for an
+    /// image of `size` (height, width).
+    fn llava_next(&self, l: &LlavaNext, pixels: &Tensor, size: [u64; 2]) -> Res<Tensor> {
+        let n = self.tile_count(&l.anyres, &l.base.tower, pixels, size)?;
+        let parts = (0..n)
+            .map(|k| self.llava(&l.base, &pixels.get(k)?))
+            .collect::<Res<Vec<_>>>()?;
+        self.pack_tiles(&l.anyres, &l.base.tower, parts, size)
+    }
+
+    /// LLaVA-OneVision's image features: SigLIP's hidden states read of each tile of `pixels`
+    /// (before its last LayerNorm), side by side through LLaVA's projector, packed
+    /// (`pack_tiles`) for an image of `size`.
+    fn llava_onevision(&self, o: &LlavaOnevision, pixels: &Tensor, size: [u64; 2]) -> Res<Tensor> {
+        let t = &o.tower;
+        let n = self.tile_count(&o.anyres, t, pixels, size)?;
+        let read: Vec<usize> = o.states().into_iter().map(|s| s as usize).collect();
+        let last = read.iter().copied().max().unwrap_or(0);
+        let mut parts = Vec::with_capacity(n);
+        for k in 0..n {
+            let mut h = self.siglip_state(t, &pixels.get(k)?, 0)?;
+            let mut kept = vec![h.clone()];
+            for i in 0..last {
+                h = self.vit_layer(t, i, h)?;
+                kept.push(h.clone());
+            }
+            let joined = Tensor::cat(&read.iter().map(|&r| &kept[r]).collect::<Vec<_>>(), 1)?;
+            let projector = (o.projector.as_str(), o.projector_bias, o.projector_act);
+            parts.push(self.two_maps(projector, &joined)?);
+        }
+        self.pack_tiles(&o.anyres, t, parts, size)
+    }
+
+    /// The tiles in `pixels` ([tiles, channels, side, side]), once they are as many as an image
+    /// of `size` makes (the whole image's and its canvas's); else an error saying how many.
+    fn tile_count(
+        &self,
+        a: &AnyRes,
+        t: &VisionTower,
+        pixels: &Tensor,
+        size: [u64; 2],
+    ) -> Res<usize> {
+        let tiles = match pixels.dims() {
+            [n, _, _, _] => *n,
+            _ => 1,
+        };
+        let want = a.tiles(t, size) as usize;
+        if tiles != want {
+            return Err(Error::new(&self.spec.name, "--pixels", format!("hold {tiles} tiles; an image of {}×{} pixels is {want} as its processor cuts it (the whole image's and its canvas's)", size[1], size[0])).into());
+        }
+        Ok(tiles)
+    }
+
+    /// The features of an image of `size` from its tiles' (`parts`, [grid², hidden] each: the
+    /// whole image's, then the canvas's row by row): the whole image's, then the canvas's laid
+    /// back into its grid (feature (r, c) is tile (r / g, c / g)'s patch (r % g, c % g)), the
+    /// rows or columns of its padding dropped, resized (bilinear) where OneVision's bound says,
+    /// and the newline vector after each row.
+    fn pack_tiles(
+        &self,
+        a: &AnyRes,
+        t: &VisionTower,
+        parts: Vec<Tensor>,
+        size: [u64; 2],
+    ) -> Res<Tensor> {
+        let g = t.grid() as usize;
+        let whole = parts[0].clone();
+        let newline = self.weights.get(&a.newline)?.to_dtype(whole.dtype())?;
+        let u = a.unpadded(t, size);
+        let across = u.tiles[1] as usize;
+        let rows: Vec<u32> = (u.top as usize..(u.top + u.rows) as usize)
+            .flat_map(|r| {
+                (u.left as usize..(u.left + u.cols) as usize).map(move |c| {
+                    ((1 + (r / g) * across + c / g) * g * g + (r % g) * g + c % g) as u32
+                })
+            })
+            .collect();
+        let canvas = Tensor::cat(&parts, 0)?.index_select(&Tensor::new(rows, &Device::Cpu)?, 0)?;
+        let d = canvas.dim(1)?;
+        let mut grid = canvas.reshape((u.rows as usize, u.cols as usize, d))?;
+        if let Some([oh, ow]) = u.resized {
+            grid = bilinear(&grid, oh as usize, ow as usize)?;
+        }
+        let height = grid.dim(0)?;
+        let ends = newline
+            .reshape((1, 1, d))?
+            .broadcast_as((height, 1, d))?
+            .contiguous()?;
+        let packed = Tensor::cat(&[&grid, &ends], 1)?.reshape(((), d))?;
+        Ok(Tensor::cat(&[&whole, &packed], 0)?)
     }
 
     /// CLIP's embeddings of one image: the patches, the class token before them, a learned
@@ -1001,6 +1123,37 @@ pub(crate) fn one_image(encoder: &ImageEncoder, pixels: &Tensor) -> R<(Tensor, O
     };
     let misfit = encoder.misfit(pixels.dims());
     Ok((pixels, misfit))
+}
+
+/// `grid` ([rows, cols, d]) resized to `oh` × `ow` as torch's `interpolate(mode="bilinear")`
+/// does it, corners not aligned: each output's source place `(i + 0.5) · in / out - 0.5`
+/// (held at 0), between its two nearest rows and columns.
+fn bilinear(grid: &Tensor, oh: usize, ow: usize) -> R<Tensor> {
+    let (h, w, d) = grid.dims3()?;
+    let x: Vec<f32> = grid.flatten_all()?.to_vec1()?;
+    let taps = |n: usize, out: usize| -> Vec<(usize, usize, f32)> {
+        let scale = n as f32 / out as f32;
+        (0..out)
+            .map(|i| {
+                let src = ((i as f32 + 0.5) * scale - 0.5).max(0.0);
+                let i0 = (src.floor() as usize).min(n - 1);
+                (i0, (i0 + 1).min(n - 1), (src - i0 as f32).clamp(0.0, 1.0))
+            })
+            .collect()
+    };
+    let (ys, xs) = (taps(h, oh), taps(w, ow));
+    let at = |y: usize, c: usize, k: usize| x[(y * w + c) * d + k];
+    let mut out = Vec::with_capacity(oh * ow * d);
+    for &(y0, y1, ly) in &ys {
+        for &(x0, x1, lx) in &xs {
+            out.extend((0..d).map(|k| {
+                let top = (1.0 - lx) * at(y0, x0, k) + lx * at(y0, x1, k);
+                let bottom = (1.0 - lx) * at(y1, x0, k) + lx * at(y1, x1, k);
+                (1.0 - ly) * top + ly * bottom
+            }));
+        }
+    }
+    Tensor::from_vec(out, (oh, ow, d), &Device::Cpu)
 }
 
 /// A tower's attention among every token (or where `mask`, [n, n] of 0 and -inf, lets it) of

@@ -14,6 +14,7 @@
 //! Idefics3's and SmolVLM's, which resize its longer side to an edge and cut it into tiles
 //! (`split`).
 
+pub mod anyres;
 pub mod crops;
 pub mod decode;
 pub mod resample;
@@ -93,7 +94,7 @@ pub struct Processor {
 }
 
 /// The ways a processor cuts an image into tiles.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Cut {
     /// Llama 4's: onto the canvas of tiles that fits it best, without distortion.
     Canvas(Tiling),
@@ -103,6 +104,12 @@ pub enum Cut {
     /// Idefics3's and SmolVLM's: after the resize, up to whole tiles and into them, the whole
     /// image one more (or, where it does not split, to one tile).
     Split(Split),
+    /// LLaVA-NeXT's: the whole image resized to the processor's size, then the canvas of
+    /// `pinpoints` (height, width) that fits it, cut into `tile`-pixel squares (`anyres`).
+    AnyRes {
+        pinpoints: Vec<[usize; 2]>,
+        tile: usize,
+    },
 }
 
 /// Which way a class cuts an image into tiles.
@@ -116,6 +123,8 @@ enum Cuts {
     Crops(Grid, bool),
     /// Always, after the resize: Idefics3's frames (tiles where `do_image_splitting`).
     Split,
+    /// Always: LLaVA-NeXT's canvas of tiles, the whole image first; the class's canvases.
+    AnyRes(&'static [[usize; 2]]),
 }
 
 /// A class's defaults: the attributes transformers' class sets (the rest are off).
@@ -278,6 +287,19 @@ fn defaults(class: &str) -> Option<Defaults> {
             ..blip
         },
         // Video-LLaVA's: CLIP's, in NumPy alone (transformers falls back to it from torchvision).
+        // CLIP's, cutting the image into tiles of its canvas.
+        "LlavaNextImageProcessor" => Defaults {
+            cuts: Cuts::AnyRes(&[[336, 672], [672, 336], [672, 672], [1008, 336], [336, 1008]]),
+            ..clip
+        },
+        // LLaVA-NeXT's at 384 pixels a square tile, on canvases of 1 to 6 tiles a side.
+        "LlavaOnevisionImageProcessor" => Defaults {
+            size: square(384),
+            crop: None,
+            square: false,
+            cuts: Cuts::AnyRes(&ONEVISION_CANVASES),
+            ..clip
+        },
         "VideoLlavaImageProcessor" => Defaults {
             one_backend: Some((Backend::Pil, "Video-LLaVA's")),
             ..clip
@@ -293,9 +315,20 @@ fn defaults(class: &str) -> Option<Defaults> {
     })
 }
 
+/// LlavaOnevisionImageProcessor's canvases: 1 to 6 tiles of 384 pixels down, and across.
+const ONEVISION_CANVASES: [[usize; 2]; 36] = {
+    let mut out = [[0; 2]; 36];
+    let mut i = 0;
+    while i < 36 {
+        out[i] = [384 * (i / 6 + 1), 384 * (i % 6 + 1)];
+        i += 1;
+    }
+    out
+};
+
 /// The classes `defaults` knows, for the refusal of others.
 const READ: &str =
-    "CLIP's, SigLIP's, ViT's, BLIP's, BiT's, Video-LLaVA's, Gemma 3's, Qwen2-VL's, Llama 4's, Pixtral's, GOT-OCR 2's, Command A Vision's, DeepSeek-VL's, Idefics3's and SmolVLM's";
+    "CLIP's, SigLIP's, ViT's, BLIP's, BiT's, LLaVA-NeXT's, LLaVA-OneVision's, Video-LLaVA's, Gemma 3's, Qwen2-VL's, Llama 4's, Pixtral's, GOT-OCR 2's, Command A Vision's, DeepSeek-VL's, Idefics3's and SmolVLM's";
 
 impl Processor {
     /// The processor a checkpoint folder holds: `preprocessor_config.json`, else
@@ -517,6 +550,7 @@ impl Processor {
                     split: flag("do_image_splitting", true)?,
                 }))
             }
+            Cuts::AnyRes(canvases) => Some(anyres_cut(json, resize, (d.crop, canvases), file)?),
             Cuts::Crops(..) | Cuts::Never => None,
         };
         // The colour is the mean's, each channel's int(mean × 255) as the class makes it.
@@ -557,7 +591,7 @@ impl Processor {
         }
         };
         if let (Some(Cut::Crops(c)), Some((Size::Exact { height, .. }, filter))) =
-            (self.cut, self.resize)
+            (&self.cut, self.resize)
         {
             // The grid holds at most `max` tiles, and the whole image one more.
             bounded(height * (c.max + 1), height)?;
@@ -579,7 +613,7 @@ impl Processor {
             });
         }
         if let (Some(Cut::Canvas(t)), Some((Size::Exact { height, .. }, filter))) =
-            (self.cut, self.resize)
+            (&self.cut, self.resize)
         {
             // The canvas holds at most `max` tiles.
             bounded(height * t.max, height)?;
@@ -597,7 +631,57 @@ impl Processor {
                 tiles: Some([rows, cols]),
             });
         }
-        let mut image = image.clone();
+        if let (Some(Cut::AnyRes { pinpoints, tile }), Some((size, filter))) =
+            (&self.cut, self.resize)
+        {
+            // The whole image's tile: the processor's size, a square of its shortest edge.
+            let whole = match size {
+                Size::Exact { height, width } => [height, width],
+                Size::ShortestEdge(side) => [side, side],
+                Size::Smart { .. } | Size::Longest { .. } | Size::Fit { .. } | Size::Edge(_) => {
+                    return Err(
+                        "sizes the whole image other than LLaVA-NeXT's processor does".into(),
+                    )
+                }
+            };
+            bounded(whole[0], whole[1])?;
+            let rounding = rounding(backend, filter)?;
+            let tiles = anyres::tiles(
+                image,
+                pinpoints,
+                (*tile, whole),
+                (filter, rounding),
+                &bounded,
+            )?;
+            let n = tiles.len();
+            let mut values = Vec::new();
+            let mut dims = vec![];
+            // Each tile then goes the way of any image (a resize and crop that leave a tile of
+            // the processor's size as it is).
+            for t in tiles {
+                let done = self.finish(t, backend, &bounded)?;
+                if !dims.is_empty() && dims != done.dims {
+                    return Err(format!("makes tiles of {:?} and {:?} pixels: its size, crop_size and tiles do not agree", dims, done.dims));
+                }
+                (dims, values) = (done.dims, [values, done.values].concat());
+            }
+            return Ok(Processed {
+                dims: [vec![n], dims].concat(),
+                values,
+                tiles: None,
+            });
+        }
+        self.finish(image.clone(), backend, &bounded)
+    }
+
+    /// `image` resized, cut into Idefics3's frames, cropped, padded and made values, as the
+    /// settings say.
+    fn finish(
+        &self,
+        mut image: Image,
+        backend: Backend,
+        bounded: &dyn Fn(usize, usize) -> Result<(), String>,
+    ) -> Result<Processed, String> {
         if let Some((size, filter)) = self.resize {
             let (height, width) = match size {
                 Size::Exact { height, width } => (height, width),
@@ -614,8 +698,8 @@ impl Processor {
             bounded(height, width)?;
             image = image.resize(width, height, filter, rounding(backend, filter)?);
         }
-        if let (Some(Cut::Split(s)), Some((_, filter))) = (self.cut, self.resize) {
-            let frames = s.frames(image, (filter, rounding(backend, filter)?), &bounded)?;
+        if let (Some(Cut::Split(s)), Some((_, filter))) = (&self.cut, self.resize) {
+            let frames = s.frames(image, (filter, rounding(backend, filter)?), bounded)?;
             let (n, t) = (frames.images.len(), s.tile);
             let values = (frames.images.iter())
                 .flat_map(|f| self.values(f, backend))
@@ -717,6 +801,69 @@ fn crops(
         ));
     }
     Ok(Crops { min, max, grid })
+}
+
+/// LLaVA-NeXT's cut: its canvases (`image_grid_pinpoints`, the class's `canvases` by default)
+/// and its tile's side: `crop_size`'s height (the class's `crop` by default), which it cuts by
+/// even where it does not crop, else the size's.
+fn anyres_cut(
+    json: &Value,
+    resize: Option<(Size, Filter)>,
+    (crop, canvases): (Option<usize>, &[[usize; 2]]),
+    file: &str,
+) -> Result<Cut, Error> {
+    let Some((resized, _)) = resize else {
+        return Err(Error::new(file, "do_resize", "is false: anatomy makes LLaVA-NeXT's tiles from an image resized onto its canvas, as the processor does by default; give pixels already processed with --pixels"));
+    };
+    let sized = match resized {
+        Size::Exact { height, .. } | Size::ShortestEdge(height) => height,
+        Size::Smart { .. } | Size::Longest { .. } | Size::Fit { .. } | Size::Edge(_) => {
+            return Err(Error::new(
+                file,
+                "size",
+                "must give a height and a width, or a shortest edge",
+            ))
+        }
+    };
+    let tile = match json.get("crop_size") {
+        None | Some(Value::Null) => crop.unwrap_or(sized),
+        Some(v) => match size(v, true, file, "crop_size")? {
+            Size::Exact { height, .. } => height,
+            Size::ShortestEdge(_)
+            | Size::Smart { .. }
+            | Size::Longest { .. }
+            | Size::Fit { .. }
+            | Size::Edge(_) => {
+                return Err(Error::new(
+                    file,
+                    "crop_size",
+                    "must give a height and a width",
+                ))
+            }
+        },
+    };
+    let bad = || {
+        Error::new(
+            file,
+            "image_grid_pinpoints",
+            "must be a list of [height, width] pairs of whole numbers from 1 to 100000",
+        )
+    };
+    let pinpoints = match json.get("image_grid_pinpoints") {
+        None | Some(Value::Null) => canvases.to_vec(),
+        Some(v) => {
+            let side = |x: &Value| x.as_u64().filter(|n| (1..=100_000).contains(n));
+            let pair = |v: &Value| match v.as_array().map(Vec::as_slice) {
+                Some([h, w]) => Some([side(h)? as usize, side(w)? as usize]),
+                _ => None,
+            };
+            let list = v.as_array().filter(|l| !l.is_empty()).ok_or_else(bad)?;
+            list.iter()
+                .map(|v| pair(v).ok_or_else(bad))
+                .collect::<Result<_, _>>()?
+        }
+    };
+    Ok(Cut::AnyRes { pinpoints, tile })
 }
 
 /// A processed image: its pixel values, channels first (`[3, height, width]`, Llama 4's
@@ -1130,15 +1277,15 @@ fn triple(v: Option<&Value>, default: [f32; 3], file: &str, key: &str) -> Result
 /// folder `dir` as `backend` makes them, as a `[3, height, width]` f32 tensor (Llama 4's
 /// `[tiles, 3, side, side]`).
 pub fn pixels(path: &Path, dir: &Path, backend: Backend) -> Result<candle_core::Tensor, Error> {
-    processed(path, dir, backend).map(|(pixels, _)| pixels)
+    processed(path, dir, backend).map(|(pixels, _)| pixels.values)
 }
 
-/// `pixels`, with Llama 4's canvas of tiles (`Processed::tiles`).
+/// `pixels` with the image's own size, and Llama 4's canvas of tiles (`Processed::tiles`).
 pub fn processed(
     path: &Path,
     dir: &Path,
     backend: Backend,
-) -> Result<(candle_core::Tensor, Option<[usize; 2]>), Error> {
+) -> Result<(crate::Pixels, Option<[usize; 2]>), Error> {
     let processor = Processor::from_folder(dir)?;
     let shown = path.display().to_string();
     let meta = std::fs::metadata(path).map_err(|e| Error::file(&shown, e.to_string()))?;
@@ -1163,9 +1310,11 @@ pub fn processed(
     let done = processor
         .process(&decoded.image, backend)
         .map_err(|e| Error::file(&shown, format!("goes through a processor that {e}")))?;
-    let pixels = candle_core::Tensor::from_vec(done.values, done.dims, &candle_core::Device::Cpu)
+    let values = candle_core::Tensor::from_vec(done.values, done.dims, &candle_core::Device::Cpu)
         .map_err(|e| Error::file(&shown, e.to_string()))?;
-    Ok((pixels, done.tiles))
+    let image = &decoded.image;
+    let size = Some([image.height as u64, image.width as u64]);
+    Ok((crate::Pixels { values, size }, done.tiles))
 }
 
 #[cfg(test)]
@@ -1229,7 +1378,7 @@ mod tests {
                 .unwrap_err()
                 .to_string()
         };
-        let e = refuse(r#"{"image_processor_type": "LlavaNextImageProcessor"}"#);
+        let e = refuse(r#"{"image_processor_type": "MllamaImageProcessor"}"#);
         assert!(
             e.contains("image_processor_type") && e.contains("--pixels"),
             "{e}"

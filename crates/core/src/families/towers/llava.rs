@@ -5,8 +5,8 @@
 use super::gemma::siglip_tower;
 use super::*;
 use crate::spec::{
-    Act, AyaVision, DeepseekVlVision, Idefics3Vision, ImageEncoder, ImageInput, InternVlVision,
-    Llava, PixtralVision, Placeholders, VisionTower,
+    Act, AnyRes, AyaVision, DeepseekVlVision, Idefics3Vision, ImageEncoder, ImageInput,
+    InternVlVision, Llava, LlavaNext, LlavaOnevision, PixtralVision, Placeholders, VisionTower,
 };
 
 /// LLaVA's vision tower, CLIP's vision model: as GIT's encoder (which is CLIP's), of the
@@ -791,6 +791,154 @@ pub fn video_llava_image(top: &Config) -> Result<Option<ImageInput>> {
     llava_input(top, Kind::Video)
 }
 
+/// How LLaVA-NeXT (and LLaVA-NeXT-Video) runs an image: LLaVA's way over each tile of the
+/// canvas an image is fitted to (`image_grid_pinpoints`) and over the whole image, the tiles'
+/// features unpadded with a learned vector (`image_newline`) ending each row. The class
+/// token's state kept ("full") does not lay out into the grid transformers reshapes it to:
+/// counted, not run; so are canvases that are not whole tiles.
+pub fn llava_next_image(top: &Config) -> Result<Option<ImageInput>> {
+    let Some(mut input) = llava_input(top, Kind::Llava)? else {
+        return Ok(None);
+    };
+    let ImageEncoder::Llava(base) = input.encoder else {
+        return Ok(None);
+    };
+    let default = [[336, 672], [672, 336], [672, 672], [1008, 336], [336, 1008]];
+    let Some(anyres) = anyres(top, &base.tower, &default, None)? else {
+        return Ok(None);
+    };
+    if !base.drop_class {
+        return Ok(None);
+    }
+    input.encoder = ImageEncoder::LlavaNext(LlavaNext { base, anyres });
+    Ok(Some(input))
+}
+
+/// How LLaVA-OneVision runs an image: SigLIP's tower (so400m at 384 pixels where the wrapper
+/// has no vision config) over LLaVA-NeXT's tiles (its canvases of 1 to 6 tiles a side by
+/// default), the hidden states read (`vision_feature_layer`, the last by default) through
+/// LLaVA's projector, the canvas's features shrunk to `vision_aspect_ratio`'s
+/// `anyres_max_N` tiles' worth; the placeholder `image_token_index`. The class token's
+/// dropped ("default"), which SigLIP has none of, does not run in transformers: counted, not
+/// run.
+pub fn llava_onevision_image(top: &Config) -> Result<Option<ImageInput>> {
+    let Some((s, head)) = onevision_siglip(top)? else {
+        return Ok(None);
+    };
+    let Some(tower) = siglip_tower(top, &s, 384, 16)? else {
+        return Ok(None);
+    };
+    let Some(layers) = read_layers(top, "vision_feature_layer", vec![-1], tower.depth)? else {
+        return Ok(None);
+    };
+    if top.string("vision_feature_select_strategy", "full")? != "full" {
+        return Ok(None);
+    }
+    let aspect = top.string("vision_aspect_ratio", "anyres_max_9")?;
+    let most = (aspect.strip_prefix("anyres_max_"))
+        .and_then(|n| n.parse::<u64>().ok())
+        .filter(|&n| n > 0)
+        .ok_or_else(|| {
+            top.err(
+                "vision_aspect_ratio",
+                format!("is {aspect:?}; anatomy reads \"anyres_max_N\", N a whole number of tiles from 1"),
+            )
+        })?;
+    let default: Vec<[u64; 2]> = (1..=6)
+        .flat_map(|h| (1..=6).map(move |w| [384 * h, 384 * w]))
+        .collect();
+    let Some(anyres) = anyres(top, &tower, &default, Some(most))? else {
+        return Ok(None);
+    };
+    let Some(projector_act) = activation(top, "projector_hidden_act", "gelu")? else {
+        return Ok(None);
+    };
+    Ok(Some(ImageInput {
+        token: Some(token_id(
+            top,
+            "image_token_index",
+            "image_token_id",
+            151_646,
+        )?),
+        placeholders: Placeholders::Run,
+        encoder: ImageEncoder::LlavaOnevision(LlavaOnevision {
+            tower,
+            head,
+            projector: "multi_modal_projector.".into(),
+            layers,
+            projector_act,
+            projector_bias: top.flag("multimodal_projector_bias", true)?,
+            anyres,
+        }),
+    }))
+}
+
+/// The tiles of an image at its own size through `tower`: `image_grid_pinpoints` (`default`
+/// where absent), `image_newline`, the features' bound `most`. Canvases that are not whole
+/// tiles are counted, not run.
+fn anyres(
+    top: &Config,
+    tower: &VisionTower,
+    default: &[[u64; 2]],
+    most: Option<u64>,
+) -> Result<Option<AnyRes>> {
+    let pinpoints = match top.get("image_grid_pinpoints") {
+        None | Some(serde_json::Value::Null) => default.to_vec(),
+        Some(v) => pinpoints(top, v)?,
+    };
+    if pinpoints
+        .iter()
+        .any(|p| p.iter().any(|n| n % tower.image != 0))
+    {
+        return Ok(None);
+    }
+    Ok(Some(AnyRes {
+        pinpoints,
+        newline: "image_newline".into(),
+        most,
+    }))
+}
+
+/// `key`'s hidden states (`default` where absent): one index or a list, each among the
+/// embeddings' (0) and `depth` layers' outputs, from the end where negative; `None` where one
+/// is past them (it builds, but cannot run).
+fn read_layers(top: &Config, key: &str, default: Vec<i64>, depth: u64) -> Result<Option<Vec<i64>>> {
+    let layers = match top.get(key) {
+        None => default,
+        Some(serde_json::Value::Array(list)) => list
+            .iter()
+            .map(|x| x.as_i64())
+            .collect::<Option<Vec<_>>>()
+            .ok_or_else(|| top.err(key, "lists something that is not a layer index"))?,
+        Some(x) => vec![x
+            .as_i64()
+            .ok_or_else(|| top.err(key, "is not a layer index or a list of them"))?],
+    };
+    let states = depth as i64 + 1;
+    Ok(
+        (!layers.is_empty() && layers.iter().all(|l| (-states..states).contains(l)))
+            .then_some(layers),
+    )
+}
+
+/// `image_grid_pinpoints`: a list of [height, width] in pixels, each side 1 to 100,000 (as the
+/// processor's pixels are bounded).
+fn pinpoints(top: &Config, v: &serde_json::Value) -> Result<Vec<[u64; 2]>> {
+    let bad = || {
+        top.err(
+            "image_grid_pinpoints",
+            "must be a list of [height, width] pairs of whole numbers from 1 to 100000",
+        )
+    };
+    let list = v.as_array().filter(|l| !l.is_empty()).ok_or_else(bad)?;
+    let side = |x: &serde_json::Value| x.as_u64().filter(|n| (1..=100_000).contains(n));
+    let pair = |v: &serde_json::Value| match v.as_array().map(Vec::as_slice) {
+        Some([h, w]) => Some([side(h)?, side(w)?]),
+        _ => None,
+    };
+    (list.iter()).map(|v| pair(v).ok_or_else(bad)).collect()
+}
+
 /// The LLaVA wrappers that run an image through one CLIP tower.
 #[derive(Clone, Copy, PartialEq)]
 enum Kind {
@@ -818,39 +966,19 @@ fn llava_input(top: &Config, kind: Kind) -> Result<Option<ImageInput>> {
     let Some(image) = square(v, "image_size", image)? else {
         return Ok(None);
     };
-    let given = match vip {
-        true => top
-            .get("vision_feature_layers")
-            .or_else(|| top.get("vision_feature_layer")),
-        false => top.get("vision_feature_layer"),
+    let key = match vip && top.present("vision_feature_layers") {
+        true => "vision_feature_layers",
+        false => "vision_feature_layer",
     };
-    let layers = match given {
-        None if vip => vec![-2, -5, -8, -11, 6],
-        None => vec![-2],
-        Some(serde_json::Value::Array(list)) => list
-            .iter()
-            .map(|x| x.as_i64())
-            .collect::<Option<Vec<_>>>()
-            .ok_or_else(|| {
-                top.err(
-                    "vision_feature_layer",
-                    "lists something that is not a layer index",
-                )
-            })?,
-        Some(x) => vec![x.as_i64().ok_or_else(|| {
-            top.err(
-                "vision_feature_layer",
-                "is not a layer index or a list of them",
-            )
-        })?],
+    let default = match vip {
+        true => vec![-2, -5, -8, -11, 6],
+        false => vec![-2],
     };
-    // Hidden states 0 (the embeddings') to the last layer's, counted from the end where
-    // negative. An index past them builds (the projector's width counts the states read) but
-    // cannot run: counted, not run.
-    let states = t.layers as i64 + 1;
-    if layers.iter().any(|l| !(-states..states).contains(l)) {
+    // An index past the hidden states builds (the projector's width counts the states read)
+    // but cannot run: counted, not run.
+    let Some(layers) = read_layers(top, key, default, t.layers as u64)? else {
         return Ok(None);
-    }
+    };
     // VipLlava always drops the class token's state.
     let drop_class = vip
         || match top

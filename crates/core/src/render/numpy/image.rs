@@ -4,12 +4,16 @@
 
 use super::act_name;
 use crate::render::fragment::Pieces;
-use crate::spec::{ImageEncoder, Spec, VisionTower};
+use crate::spec::{AnyRes, ImageEncoder, Llava, Spec, VisionTower};
 use serde_json::{json, Value};
 
 /// Every piece an encoder may run: each is decided for every model, on for its encoder's.
-const PIECES: [&str; 16] = [
+const PIECES: [&str; 20] = [
     "image_llava",
+    "image_llava_square",
+    "image_anyres",
+    "image_llava_next",
+    "image_llava_onevision",
     "image_clip",
     "image_git",
     "image_siglip",
@@ -31,13 +35,30 @@ const PIECES: [&str; 16] = [
 fn plan<'a>(spec: &Spec, e: &'a ImageEncoder) -> (&'static [&'static str], &'a VisionTower, Value) {
     match e {
         ImageEncoder::Llava(l) => (
-            &["image_llava", "image_clip"],
+            &["image_llava_square", "image_llava", "image_clip"],
             &l.tower,
-            json!({
-                "projector": l.projector, "layers": l.layers, "drop_class": l.drop_class,
-                "projector_act": act_name(l.projector_act), "projector_bias": l.projector_bias,
-                "projector_norm": l.projector_norm,
-            }),
+            llava(l),
+        ),
+        ImageEncoder::LlavaNext(l) => (
+            &[
+                "image_llava_next",
+                "image_anyres",
+                "image_llava",
+                "image_clip",
+            ],
+            &l.base.tower,
+            with_anyres(llava(&l.base), &l.anyres),
+        ),
+        ImageEncoder::LlavaOnevision(o) => (
+            &["image_llava_onevision", "image_anyres", "image_siglip"],
+            &o.tower,
+            with_anyres(
+                json!({
+                    "projector": o.projector, "layers": o.layers,
+                    "projector_act": act_name(o.projector_act), "projector_bias": o.projector_bias,
+                }),
+                &o.anyres,
+            ),
         ),
         ImageEncoder::Git(g) => (
             &["image_git", "image_clip"],
@@ -118,6 +139,23 @@ fn plan<'a>(spec: &Spec, e: &'a ImageEncoder) -> (&'static [&'static str], &'a V
             }),
         ),
     }
+}
+
+/// LLaVA's settings (LLaVA-NeXT's tiles' too).
+fn llava(l: &Llava) -> Value {
+    json!({
+        "projector": l.projector, "layers": l.layers, "drop_class": l.drop_class,
+        "projector_act": act_name(l.projector_act), "projector_bias": l.projector_bias,
+        "projector_norm": l.projector_norm,
+    })
+}
+
+/// `settings` with the tiles' own: their canvases, the newline's name, the features' bound.
+fn with_anyres(mut settings: Value, a: &AnyRes) -> Value {
+    settings["pinpoints"] = json!(a.pinpoints);
+    settings["newline"] = json!(a.newline);
+    settings["most"] = json!(a.most);
+    settings
 }
 
 /// The image pieces of `spec`'s file: the encoder's own; whether the placeholders' rows take

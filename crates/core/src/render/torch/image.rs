@@ -5,7 +5,8 @@
 use super::*;
 use crate::spec::{
     AyaVision, DeepseekVlVision, GitVision, Idefics3Vision, ImageEncoder, ImageInput,
-    InternVlVision, Llama4Vision, PixtralVision, Qwen2Vision, Qwen3Vision, VisionTower,
+    InternVlVision, Llama4Vision, LlavaOnevision, PixtralVision, Qwen2Vision, Qwen3Vision, Reading,
+    VisionTower,
 };
 
 /// The towers' classes: each encoder's fragments, those it builds on first.
@@ -15,6 +16,8 @@ pub(super) fn classes(image: &ImageInput) -> String {
     const QWEN2_VL: &str = include_str!("qwen2_vl.py");
     let fragments: &[&str] = match image.encoder {
         ImageEncoder::Llava(_) => &[LLAVA],
+        ImageEncoder::LlavaNext(_) => &[LLAVA, include_str!("llava_next.py")],
+        ImageEncoder::LlavaOnevision(_) => &[LLAVA, SIGLIP, include_str!("llava_next.py")],
         // SigLIP's layers are CLIP's.
         ImageEncoder::Gemma3(_) => &[LLAVA, SIGLIP, include_str!("gemma3.py")],
         ImageEncoder::PaliGemma(_) => &[LLAVA, SIGLIP, include_str!("paligemma.py")],
@@ -39,8 +42,9 @@ pub(super) fn classes(image: &ImageInput) -> String {
 /// The checkpoint's Model: the language model under `module` (a Qwen VL's subclasses it, under
 /// no module), the towers beside it.
 pub(super) fn model(spec: &Spec, n: &Names, module: &str, image: &ImageInput) -> String {
-    let l = match &image.encoder {
-        ImageEncoder::Llava(l) => l,
+    let (l, next) = match &image.encoder {
+        ImageEncoder::Llava(l) => (l, None),
+        ImageEncoder::LlavaNext(x) => (&x.base, Some(x)),
         ImageEncoder::Gemma3(g) => {
             let projector = Projector {
                 family: "Gemma 3",
@@ -84,6 +88,7 @@ pub(super) fn model(spec: &Spec, n: &Names, module: &str, image: &ImageInput) ->
         ImageEncoder::Git(g) => return git(spec, n, g),
         ImageEncoder::DeepseekVl(d) => return deepseek_vl(spec, n, module, image, d),
         ImageEncoder::Idefics3(i) => return idefics3(spec, n, module, image, i),
+        ImageEncoder::LlavaOnevision(o) => return onevision(spec, n, module, image, o),
     };
     let projector = l.projector.trim_end_matches('.');
     let text = spec.hidden;
@@ -127,18 +132,42 @@ pub(super) fn model(spec: &Spec, n: &Names, module: &str, image: &ImageInput) ->
         false => String::new(),
     };
     vars.push(("video", video));
+    let parts = r#"        self.${tower} = ClipVision(${channels}, ${image}, ${patch}, ${hidden}, ${intermediate}, ${heads}, ${layers}, ${eps}, ${act})
+${video}        self.${projector} = LlavaProjector(${joined}, ${text}, ${bias}, ${projector_act}${norm})
+"#;
+    let Some(next) = next else {
+        let doc = "LLaVA: the language model, CLIP's vision model and the projector beside it.";
+        let features = r#"
+    def image_features(self, pixel_values):  # [B, ${channels}, ${image}, ${image}] -> [B · ${features}, ${text}]
+        states = self.${tower}.states(pixel_values, ${layers_read})${drop}
+        return self.${projector}(torch.cat(states, -1)).flatten(0, 1)"#;
+        return placeholder_model(
+            spec,
+            (n, module),
+            image,
+            vars,
+            doc,
+            &(parts.to_owned() + features),
+        );
+    };
+    vars.extend([
+        ("newline", next.anyres.newline.clone()),
+        ("pinpoints", format!("{:?}", next.anyres.pinpoints)),
+    ]);
+    let doc = "LLaVA-NeXT: the language model, CLIP's vision model, the projector and the vector ending each row of an image's features beside it.";
+    let features = r#"        self.${newline} = nn.Parameter(torch.zeros(${text}))
+
+    def image_features(self, pixel_values, image_sizes):  # [..., tiles, ${channels}, ${image}, ${image}], [..., 2] -> [features, ${text}]
+        states = self.${tower}.states(pixel_values.flatten(0, -4), ${layers_read})${drop}
+        tiles = self.${projector}(torch.cat(states, -1))  # [tiles, patches, ${text}]
+        return pack_tiles(tiles, image_sizes.flatten().tolist(), ${pinpoints}, ${image}, self.${newline})"#;
     placeholder_model(
         spec,
         (n, module),
         image,
         vars,
-        "LLaVA: the language model, CLIP's vision model and the projector beside it.",
-        r#"        self.${tower} = ClipVision(${channels}, ${image}, ${patch}, ${hidden}, ${intermediate}, ${heads}, ${layers}, ${eps}, ${act})
-${video}        self.${projector} = LlavaProjector(${joined}, ${text}, ${bias}, ${projector_act}${norm})
-
-    def image_features(self, pixel_values):  # [B, ${channels}, ${image}, ${image}] -> [B · ${features}, ${text}]
-        states = self.${tower}.states(pixel_values, ${layers_read})${drop}
-        return self.${projector}(torch.cat(states, -1)).flatten(0, 1)"#,
+        doc,
+        &(parts.to_owned() + features),
     )
 }
 
@@ -418,7 +447,14 @@ fn placeholder_model(
         ),
         &vars,
     );
+    // LLaVA-NeXT's features follow the image's own size.
+    let sized = matches!(image.encoder.reading(), Reading::Fitted { .. });
     vars.extend([
+        (
+            "sized",
+            (if sized { ", image_sizes=None" } else { "" }).into(),
+        ),
+        ("sizes", (if sized { ", image_sizes" } else { "" }).into()),
         ("lm", lm),
         ("lm_call", call),
         ("v", spec.out_vocab().to_string()),
@@ -428,10 +464,10 @@ fn placeholder_model(
     head + &fill(
         r#"
 
-    def forward(self, input_ids, pixel_values=None):  # [B, T] int64 -> logits [B, T, ${v}]
+    def forward(self, input_ids, pixel_values=None${sized}):  # [B, T] int64 -> logits [B, T, ${v}]
         if pixel_values is None:
             return ${lm_call}(input_ids)
-        features = self.image_features(pixel_values)
+        features = self.image_features(pixel_values${sizes})
 
         def put(embedding, args, out):  # each placeholder's embedding replaced by the next feature
             out = out.clone()
@@ -603,6 +639,53 @@ fn idefics3(
     def image_features(self, pixel_values):  # [..., frames, ${channels}, ${image}, ${image}] -> [frames · features, ${text}]
         frames = pixel_values.reshape(-1, *pixel_values.shape[-3:])
         return self.${projector}(self.${tower}(frames)).flatten(0, 1)"#,
+    )
+}
+
+/// LLaVA-OneVision's Model: the language model, SigLIP's vision model (its head stored where the
+/// config keeps one), LLaVA's projector over the states read and the row-ending vector; the
+/// tiles packed as LLaVA-NeXT's, shrunk past `anyres_max_N` tiles' worth.
+fn onevision(
+    spec: &Spec,
+    n: &Names,
+    module: &str,
+    image: &ImageInput,
+    o: &LlavaOnevision,
+) -> String {
+    let mut vars = tower_vars(&o.tower);
+    vars.extend([
+        ("projector", o.projector.trim_end_matches('.').to_string()),
+        ("head", py_bool(o.head)),
+        (
+            "joined",
+            (o.tower.hidden * o.layers.len() as u64).to_string(),
+        ),
+        ("text", spec.hidden.to_string()),
+        ("bias", py_bool(o.projector_bias)),
+        ("projector_act", act(o.projector_act)),
+        ("states", format!("{:?}", o.states())),
+        ("newline", o.anyres.newline.clone()),
+        ("pinpoints", format!("{:?}", o.anyres.pinpoints)),
+        (
+            "most",
+            o.anyres.most.map_or("None".into(), |m| m.to_string()),
+        ),
+    ]);
+    placeholder_model(
+        spec,
+        (n, module),
+        image,
+        vars,
+        "LLaVA-OneVision: the language model, SigLIP's vision model, the projector and the vector ending each row of an image's features beside it.",
+        r#"        self.${tower} = SiglipVision(${channels}, ${image}, ${patch}, ${hidden}, ${intermediate}, ${heads}, ${layers}, ${eps}, ${act}, ${head})
+        self.${projector} = LlavaProjector(${joined}, ${text}, ${bias}, ${projector_act})
+        self.${newline} = nn.Parameter(torch.zeros(${text}))
+
+    def image_features(self, pixel_values, image_sizes):  # [..., tiles, ${channels}, ${image}, ${image}], [..., 2] -> [features, ${text}]
+        tiles = pixel_values.flatten(0, -4)
+        states = [self.${tower}.state(tiles, s) for s in ${states}]  # the hidden states read, before the last LayerNorm
+        tiles = self.${projector}(torch.cat(states, -1))  # [tiles, patches, ${text}]
+        return pack_tiles(tiles, image_sizes.flatten().tolist(), ${pinpoints}, ${image}, self.${newline}, ${most})"#,
     )
 }
 

@@ -63,7 +63,7 @@ def clip_embed(pixels, W, I):
 
 #.
 #: image_llava
-def image_features(pixels, W):
+def llava_tile(pixels, W):
     # pixels: [channels, image, image], as LLaVA's processor makes them -> [features, hidden]
     I = CONFIG["image"]
     T = I["tower"]  # the vision tower's name prefix
@@ -80,6 +80,91 @@ def image_features(pixels, W):
         f = tower_norm(f, W, P + "projector_layernorm", I["projector_norm"])  # [features, d · states read]
     f = act(tower_linear(f, W, P + "linear_1", bias), I["projector_act"])  # [features, hidden]
     return tower_linear(f, W, P + "linear_2", bias)  # [features, hidden]
+
+
+#.
+#: image_llava_square
+def image_features(pixels, W):
+    # pixels: [channels, image, image], as LLaVA's processor makes them -> [features, hidden]
+    return llava_tile(pixels, W)
+
+
+#.
+#: image_llava_next
+def image_features(pixels, W):
+    # pixels: [tiles, channels, image, image], as LLaVA-NeXT's processor makes them (the whole image shrunk to a tile, then the tiles of its canvas row by row) -> [features, hidden]
+    return pack_tiles(np.stack([llava_tile(tile, W) for tile in pixels]), W)  # LLaVA's features of each tile, packed
+
+
+#.
+#: image_llava_onevision
+def image_features(pixels, W):
+    # pixels: [tiles, channels, image, image], as LLaVA-OneVision's processor makes them (the whole image shrunk to a tile, then the tiles of its canvas row by row) -> [features, hidden]
+    return pack_tiles(np.stack([onevision_tile(tile, W) for tile in pixels]), W)
+
+
+def onevision_tile(pixels, W):
+    # pixels: [channels, image, image] -> [g², hidden]: SigLIP's hidden states read (before its last LayerNorm) side by side, through the projector
+    I = CONFIG["image"]
+    read = [i % (I["depth"] + 1) for i in I["layers"]]  # hidden states read: 0 the embeddings', i layer i's output
+    x = siglip(pixels, W, I, 0)  # [g², d], the embeddings
+    states = [x]
+    for i in range(max(read)):
+        x = vit_layer(x, W, f"{I['tower']}encoder.layers.{i}.", I)  # [g², d]
+        states.append(x)
+    f = np.concatenate([states[r] for r in read], -1)  # [g², d · states read]
+    P, bias = I["projector"], I["projector_bias"]
+    f = act(tower_linear(f, W, P + "linear_1", bias), I["projector_act"])  # [g², hidden]
+    return tower_linear(f, W, P + "linear_2", bias)  # [g², hidden]
+
+
+#.
+#: image_anyres
+def pack_tiles(f, W):
+    # f: [tiles, g², hidden], the features of the whole image's tile and of its canvas's, row by row -> [features, hidden]
+    I = CONFIG["image"]
+    h, w = IMAGE["size"]  # the image's own height and width (--image-size), which its features follow
+    g, (ch, cw) = I["image"] // I["patch"], canvas(h, w, I["pinpoints"])
+    th, tw = ch // I["image"], cw // I["image"]  # the canvas's tiles down and across
+    grid = f[1:].reshape(th, tw, g, g, -1).transpose(0, 2, 1, 3, 4).reshape(th * g, tw * g, -1)  # [th · g, tw · g, hidden], each feature in its place on the canvas
+    grid = unpad(grid, h, w)  # [rows, cols, hidden], the rows or columns of the padding dropped
+    rows, cols = grid.shape[:2]
+    ratio = math.sqrt(rows * cols / (I["most"] * g * g)) if I["most"] else 0  # OneVision's: the kept features over anyres_max_N tiles' worth, in side
+    if ratio > 1.1:
+        grid = bilinear(grid, int(rows // ratio), int(cols // ratio))  # shrunk to about N tiles' worth
+    ends = np.broadcast_to(W[I["newline"]], (grid.shape[0], 1, grid.shape[2]))  # the learned vector ending each row
+    packed = np.concatenate([grid, ends], 1).reshape(-1, grid.shape[2])  # [rows · (cols + 1), hidden]
+    return np.concatenate([f[0], packed])  # [g² + rows · (cols + 1), hidden], the whole image's features first
+
+
+def canvas(h, w, pinpoints):  # the [height, width] of pinpoints that keeps most of an h × w image resized into it without distortion, the least wasted of those
+    best, kept, wasted = None, 0, float("inf")
+    for ch, cw in pinpoints:
+        scale = min(cw / w, ch / h)
+        effective = min(int(w * scale) * int(h * scale), w * h)
+        if effective > kept or (effective == kept and ch * cw - effective < wasted):
+            best, kept, wasted = (ch, cw), effective, ch * cw - effective
+    return best
+
+
+def unpad(grid, h, w):  # [rows, cols, D] of an h × w image's canvas -> the rows (or columns) of its padding dropped
+    rows, cols = grid.shape[:2]
+    if w / h > cols / rows:  # wider than the canvas: padded above and below
+        pad = (rows - int(round(h * (cols / w), 7))) // 2
+        return grid[pad : rows - pad]
+    pad = (cols - int(round(w * (rows / h), 7))) // 2
+    return grid[:, pad : cols - pad]
+
+
+def bilinear(grid, oh, ow):  # [H, W, D] -> [oh, ow, D], as torch's interpolate(mode="bilinear"), corners not aligned
+    def taps(n, out):  # each output's two source indexes and the second's weight
+        src = np.maximum((np.arange(out) + 0.5) * (n / out) - 0.5, 0)
+        i0 = np.minimum(np.floor(src).astype(int), n - 1)
+        return i0, np.minimum(i0 + 1, n - 1), (src - i0).astype(np.float32)
+    (y0, y1, ly), (x0, x1, lx) = taps(grid.shape[0], oh), taps(grid.shape[1], ow)
+    lx = lx[None, :, None]
+    row = lambda y: grid[y][:, x0] * (1 - lx) + grid[y][:, x1] * lx  # [oh, ow, D], along each row
+    return row(y0) * (1 - ly)[:, None, None] + row(y1) * ly[:, None, None]
 
 
 #.

@@ -8,6 +8,9 @@ def main():
 #: image
     ap.add_argument("--pixels", help="an image as the model's processor makes it (.npy, float32 [channels, height, width], or [tiles, channels, side, side] for a tiling processor); its features replace the placeholder ids, one each")
 #.
+#: image_anyres
+    ap.add_argument("--image-size", nargs=2, type=int, metavar=("HEIGHT", "WIDTH"), help="the image's own size before its processor (its image_sizes), which LLaVA-NeXT's features follow; needed with --pixels")
+#.
     a = ap.parse_args()
     ids = np.array([int(i) for i in a.ids.split(",")])
 #: !image
@@ -16,6 +19,11 @@ def main():
 #: image
     W = load_safetensors(a.weights)
     if a.pixels:
+#: image_anyres
+        if a.image_size is None:
+            ap.error("--pixels needs --image-size: LLaVA-NeXT's (and OneVision's) features follow the image's own size")
+        IMAGE["size"] = a.image_size
+#.
         IMAGE["features"] = image_features(np.load(a.pixels).astype(np.float32), W)
 #: image_gemma3
         IMAGE["reach"] = image_reach(ids, CONFIG["image"]["token"])
