@@ -951,7 +951,7 @@ impl AnyRes {
             }
         };
         if let Some(most) = self.most {
-            let ratio = ((u.rows * u.cols) as f64 / (most * g * g) as f64).sqrt();
+            let ratio = ((u.rows * u.cols) as f64 / (most as f64 * (g * g) as f64)).sqrt();
             if ratio > 1.1 {
                 let shrunk = |n: u64| (n as f64 / ratio).floor() as u64;
                 u.resized = Some([shrunk(u.rows), shrunk(u.cols)]);

@@ -72,7 +72,7 @@ impl Model {
             .into());
         }
         if let (Reading::Fitted { .. }, None) = (input.encoder.reading(), image.size) {
-            return Err(Error::new(&spec.name, "--pixels", "are given without the image's own size, which LLaVA-NeXT's features follow (its processor's image_sizes): give the image with --image").into());
+            return Err(Error::new(&spec.name, "--pixels", "are given without the image's own size, which LLaVA-NeXT's and LLaVA-OneVision's features follow (their processor's image_sizes): give the image with --image").into());
         }
         let n = input.encoder.features_of(pixels.dims(), image.size);
         input.check_placeholders(ids, n, &spec.name, "ids")?;

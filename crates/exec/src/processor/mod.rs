@@ -286,7 +286,6 @@ fn defaults(class: &str) -> Option<Defaults> {
             pad: true,
             ..blip
         },
-        // Video-LLaVA's: CLIP's, in NumPy alone (transformers falls back to it from torchvision).
         // CLIP's, cutting the image into tiles of its canvas.
         "LlavaNextImageProcessor" => Defaults {
             cuts: Cuts::AnyRes(&[[336, 672], [672, 336], [672, 672], [1008, 336], [336, 1008]]),
@@ -300,6 +299,7 @@ fn defaults(class: &str) -> Option<Defaults> {
             cuts: Cuts::AnyRes(&ONEVISION_CANVASES),
             ..clip
         },
+        // Video-LLaVA's: CLIP's, in NumPy alone (transformers falls back to it from torchvision).
         "VideoLlavaImageProcessor" => Defaults {
             one_backend: Some((Backend::Pil, "Video-LLaVA's")),
             ..clip
@@ -663,7 +663,8 @@ impl Processor {
                 if !dims.is_empty() && dims != done.dims {
                     return Err(format!("makes tiles of {:?} and {:?} pixels: its size, crop_size and tiles do not agree", dims, done.dims));
                 }
-                (dims, values) = (done.dims, [values, done.values].concat());
+                values.extend(done.values);
+                dims = done.dims;
             }
             return Ok(Processed {
                 dims: [vec![n], dims].concat(),
