@@ -879,6 +879,24 @@ pub struct AnyRes {
     pub most: Option<u64>,
 }
 
+/// What `image_grid_pinpoints` must be, for the refusal of anything else.
+pub const PINPOINTS: &str =
+    "must be a list of [height, width] pairs of whole numbers from 1 to 100000";
+
+/// `image_grid_pinpoints` as a model's config or its processor's writes it: [height, width]
+/// pairs, each side 1 to 100,000 pixels (as a processed image is bounded); `None` where it is
+/// not such a list (`PINPOINTS` says what it must be).
+pub fn read_pinpoints(v: &serde_json::Value) -> Option<Vec<[u64; 2]>> {
+    let side = |x: &serde_json::Value| x.as_u64().filter(|n| (1..=100_000).contains(n));
+    let pair = |v: &serde_json::Value| match v.as_array()?.as_slice() {
+        [h, w] => Some([side(h)?, side(w)?]),
+        // Not a pair.
+        _ => None,
+    };
+    let list = v.as_array().filter(|l| !l.is_empty())?;
+    list.iter().map(pair).collect()
+}
+
 /// Of `pinpoints` (height, width), the canvas for an image of `size` (height, width): the one
 /// that keeps most of the image once it is resized into it without distortion, the least
 /// wasted among those, the first of equals (transformers' `select_best_resolution`); `[0, 0]`

@@ -843,26 +843,13 @@ fn anyres_cut(
             }
         },
     };
-    let bad = || {
-        Error::new(
-            file,
-            "image_grid_pinpoints",
-            "must be a list of [height, width] pairs of whole numbers from 1 to 100000",
-        )
-    };
     let pinpoints = match json.get("image_grid_pinpoints") {
         None | Some(Value::Null) => canvases.to_vec(),
-        Some(v) => {
-            let side = |x: &Value| x.as_u64().filter(|n| (1..=100_000).contains(n));
-            let pair = |v: &Value| match v.as_array().map(Vec::as_slice) {
-                Some([h, w]) => Some([side(h)? as usize, side(w)? as usize]),
-                _ => None,
-            };
-            let list = v.as_array().filter(|l| !l.is_empty()).ok_or_else(bad)?;
-            list.iter()
-                .map(|v| pair(v).ok_or_else(bad))
-                .collect::<Result<_, _>>()?
-        }
+        Some(v) => anatomy_core::spec::read_pinpoints(v)
+            .ok_or_else(|| Error::new(file, "image_grid_pinpoints", anatomy_core::spec::PINPOINTS))?
+            .into_iter()
+            .map(|p| p.map(|n| n as usize))
+            .collect(),
     };
     Ok(Cut::AnyRes { pinpoints, tile })
 }
@@ -1379,6 +1366,13 @@ mod tests {
                 .unwrap_err()
                 .to_string()
         };
+        let e = refuse(
+            r#"{"image_processor_type": "LlavaNextImageProcessor", "image_grid_pinpoints": [[336]]}"#,
+        );
+        assert!(
+            e.contains("image_grid_pinpoints") && e.contains("[height, width]"),
+            "{e}"
+        );
         let e = refuse(r#"{"image_processor_type": "MllamaImageProcessor"}"#);
         assert!(
             e.contains("image_processor_type") && e.contains("--pixels"),

@@ -924,19 +924,8 @@ fn read_layers(top: &Config, key: &str, default: Vec<i64>, depth: u64) -> Result
 /// `image_grid_pinpoints`: a list of [height, width] in pixels, each side 1 to 100,000 (as the
 /// processor's pixels are bounded).
 fn pinpoints(top: &Config, v: &serde_json::Value) -> Result<Vec<[u64; 2]>> {
-    let bad = || {
-        top.err(
-            "image_grid_pinpoints",
-            "must be a list of [height, width] pairs of whole numbers from 1 to 100000",
-        )
-    };
-    let list = v.as_array().filter(|l| !l.is_empty()).ok_or_else(bad)?;
-    let side = |x: &serde_json::Value| x.as_u64().filter(|n| (1..=100_000).contains(n));
-    let pair = |v: &serde_json::Value| match v.as_array().map(Vec::as_slice) {
-        Some([h, w]) => Some([side(h)?, side(w)?]),
-        _ => None,
-    };
-    (list.iter()).map(|v| pair(v).ok_or_else(bad)).collect()
+    crate::spec::read_pinpoints(v)
+        .ok_or_else(|| top.err("image_grid_pinpoints", crate::spec::PINPOINTS))
 }
 
 /// The LLaVA wrappers that run an image through one CLIP tower.
